@@ -1,0 +1,122 @@
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "cli/commands.h"
+#include "onyx/session.h"
+#include "onyx/value_io.h"
+
+namespace onyx::cli {
+
+const char kRunHelp[] =
+    "usage: onyx run --model MODEL.onnx --inputs DIR --outputs DIR [flags]\n"
+    "\n"
+    "Reads DIR/input_0.pb, input_1.pb, ... (one per graph input, in graph input order;\n"
+    "TensorProto, or SequenceProto / OptionalProto for sequence- and optional-typed\n"
+    "inputs; trailing optional inputs may be absent), runs the model once and writes\n"
+    "output_0.pb, output_1.pb, ... in graph output order, in the same formats.\n"
+    "\n"
+    "flags:\n"
+    "  --model PATH            the ONNX model file (required)\n"
+    "  --inputs DIR            directory holding input_N.pb files (required)\n"
+    "  --outputs DIR           directory to write output_N.pb files to (created if missing)\n"
+    "  --optimization LEVEL    graph rewriting: disabled | basic | extended | all (default all)\n"
+    "  --providers LIST        execution providers in priority order, e.g. cuda,cpu (default cpu)\n"
+    "  --optimized-model PATH  also write the rewritten graph to PATH\n"
+    "  --threads N             intra-op threads (default: the process's CPU quota)\n"
+    "\n"
+    "Exits 0 on success; otherwise prints one line with the reason and exits 1\n"
+    "(2 for bad flags).\n";
+
+namespace {
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "onyx run: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::fputs(kRunHelp, stdout);
+      return 0;
+    }
+    static const char* kKnown[] = {"--model", "--inputs", "--outputs", "--optimization",
+                                   "--providers", "--optimized-model", "--threads"};
+    bool known = false;
+    for (const char* k : kKnown) known |= args[i] == k;
+    if (!known || i + 1 >= args.size()) {
+      std::fprintf(stderr, "onyx run: %s '%s' (see onyx run --help)\n",
+                   known ? "missing value for flag" : "unknown flag", args[i].c_str());
+      return 2;
+    }
+    flags[args[i]] = args[i + 1];
+    ++i;
+  }
+  for (const char* required : {"--model", "--inputs", "--outputs"}) {
+    if (!flags.count(required)) {
+      std::fprintf(stderr, "onyx run: missing required flag %s (see onyx run --help)\n", required);
+      return 2;
+    }
+  }
+  SessionOptions options;
+  if (flags.count("--optimization")) {
+    auto level = ParseOptimizationLevel(flags["--optimization"]);
+    if (!level.ok()) return Fail(std::string(level.status().message()));
+    options.optimization_level = *level;
+  }
+  if (flags.count("--providers")) options.providers = SplitList(flags["--providers"]);
+  if (flags.count("--optimized-model")) options.optimized_model_path = flags["--optimized-model"];
+  if (flags.count("--threads")) options.intra_op_threads = std::atoi(flags["--threads"].c_str());
+
+  auto session = InferenceSession::Create(flags["--model"], options);
+  if (!session.ok()) return Fail(std::string(session.status().message()));
+
+  Feeds feeds;
+  const auto& inputs = (*session)->inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string path = flags["--inputs"] + "/input_" + std::to_string(i) + ".pb";
+    if (!FileExists(path)) {
+      if (inputs[i].kind == ValueInfo::Kind::kOptional) continue;
+      return Fail("missing input file " + path + " for input '" + inputs[i].name + "'");
+    }
+    auto value = ReadValueFile(path, inputs[i].kind);
+    if (!value.ok()) return Fail(std::string(value.status().message()));
+    feeds.emplace_back(inputs[i].name, *std::move(value));
+  }
+  auto outputs = (*session)->Run(RunOptions(), feeds, {});
+  if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
+
+  mkdir(flags["--outputs"].c_str(), 0755);
+  const auto& infos = (*session)->outputs();
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    std::string path = flags["--outputs"] + "/output_" + std::to_string(i) + ".pb";
+    auto status = WriteValueFile(path, (*outputs)[i], infos[i].kind, infos[i].name);
+    if (!status.ok()) return Fail(std::string(status.message()));
+  }
+  return 0;
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace onyx::cli

@@ -1,0 +1,45 @@
+#include "common/parallel_for.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "common/cpu_quota.h"
+
+namespace onyx {
+namespace {
+
+std::atomic<int>& ThreadSetting() {
+  static std::atomic<int> threads{AvailableCpuCount()};
+  return threads;
+}
+
+}  // namespace
+
+void SetIntraOpThreads(int threads) {
+  ThreadSetting().store(std::max(threads, 1));
+  omp_set_num_threads(std::max(threads, 1));
+}
+
+int IntraOpThreads() { return ThreadSetting().load(); }
+
+void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  int threads = IntraOpThreads();
+  int64_t blocks = std::min<int64_t>((n + grain - 1) / grain, threads);
+  if (blocks <= 1 || omp_in_parallel()) {
+    fn(0, n);
+    return;
+  }
+  int64_t chunk = (n + blocks - 1) / blocks;
+#pragma omp parallel for num_threads(static_cast<int>(blocks)) schedule(static, 1)
+  for (int64_t b = 0; b < blocks; ++b) {
+    int64_t begin = b * chunk;
+    int64_t end = std::min(n, begin + chunk);
+    if (begin < end) fn(begin, end);
+  }
+}
+
+}  // namespace onyx

@@ -1,0 +1,40 @@
+// ExecutionPlan: a compiled graph as flat arrays, built once per session.
+// Every value gets a slot index; nodes refer to slots, so Run() does no name
+// lookups. Constants are pre-bound; each node lists the slots that die after it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/op_kernel.h"
+#include "onyx/tensor.h"
+
+namespace onyx {
+
+struct NodeRuntime {
+  const Node* node = nullptr;
+  std::unique_ptr<OpKernel> kernel;
+  std::string provider;
+  std::vector<int> inputs;         // slot per input, -1 when omitted
+  std::vector<int> outputs;        // slot per output, -1 when omitted
+  std::vector<int> release_after;  // slots whose last reader is this node
+};
+
+struct ExecutionPlan {
+  std::vector<std::string> slot_names;
+  std::map<std::string, int> slot_of;      // value name -> slot
+  std::vector<NodeRuntime> nodes;          // in execution order
+  std::vector<std::pair<int, Tensor>> constants;
+  std::vector<int> feed_slots;             // graph inputs, in declared order
+  std::vector<std::string> feed_names;
+  std::vector<int> output_slots;           // graph outputs, in declared order
+  std::vector<std::string> output_names;
+  std::vector<std::pair<int, std::string>> outer_scope;  // slot <- enclosing value
+
+  int num_slots() const { return static_cast<int>(slot_names.size()); }
+};
+
+}  // namespace onyx

@@ -1,0 +1,70 @@
+// IExecutionProvider: a device that runs kernels (CPU, CUDA, the test device).
+// Providers are created by name through ProviderRegistry; the partitioner asks
+// each, in priority order, which nodes it takes.
+// Implementations are thread-safe after construction.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "framework/kernel_registry.h"
+#include "graph/graph.h"
+
+namespace onyx {
+
+struct Capability {
+  std::vector<size_t> nodes;                  // node indices this provider takes
+  std::map<size_t, std::string> declined;     // node index -> why not
+};
+
+class IExecutionProvider {
+ public:
+  virtual ~IExecutionProvider() = default;
+
+  virtual const char* name() const = 0;
+  // Memory the provider's kernels read and write: "cpu" for host memory.
+  // Values crossing between providers of different devices get Memcpy nodes.
+  virtual const char* device() const = 0;
+  virtual const KernelRegistry& kernel_registry() const = 0;
+
+  // Nodes this provider can run. The default takes every node its registry has
+  // a kernel for, excluding those already assigned to another provider.
+  virtual Capability GetCapability(const Graph& graph) const;
+
+  // Copies a tensor between this provider's device and host memory.
+  // Optional: host-memory providers need not override.
+  virtual absl::Status CopyToHost(const Tensor& src, Tensor& dst) const;
+  virtual absl::Status CopyFromHost(const Tensor& src, Tensor& dst) const;
+};
+
+struct ProviderOptions {
+  std::map<std::string, std::string> settings;
+};
+
+using ProviderFactory =
+    std::function<absl::StatusOr<std::unique_ptr<IExecutionProvider>>(const ProviderOptions&)>;
+
+// Process-wide table of provider factories by name. Thread-safe.
+class ProviderRegistry {
+ public:
+  static ProviderRegistry& Global();
+  void Register(const std::string& name, ProviderFactory factory);
+  // NOT_FOUND listing the registered names when `name` is unknown.
+  absl::StatusOr<std::unique_ptr<IExecutionProvider>> Create(const std::string& name,
+                                                             const ProviderOptions& options) const;
+  std::vector<std::string> Names() const;
+};
+
+// Registers a provider factory at static-initialisation time:
+//   ONYX_REGISTER_PROVIDER(cpu, [](const ProviderOptions&) { ... });
+#define ONYX_REGISTER_PROVIDER(name, factory)                                        \
+  static const bool onyx_provider_registered_##name = [] {                           \
+    ::onyx::ProviderRegistry::Global().Register(#name, factory);                     \
+    return true;                                                                     \
+  }()
+
+}  // namespace onyx

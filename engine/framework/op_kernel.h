@@ -1,0 +1,138 @@
+// OpKernel: one node's computation, created once at session initialisation.
+//
+//   class Relu final : public OpKernel {
+//    public:
+//     absl::Status Compute(OpKernelContext& ctx) const override {
+//       const Tensor& x = *ctx.Input(0);
+//       ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, x.dims(), x.type()));
+//       ...
+//     }
+//   };
+//
+// OpKernelInfo is what a kernel factory sees: the node's attributes (with the
+// defaults of the ONNX schema), input/output types and constant inputs.
+// OpKernelContext is what Compute sees for one run: input values and output
+// allocation. Compute must be thread-safe: one kernel serves concurrent runs.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "graph/graph.h"
+#include "onyx/tensor.h"
+
+namespace onnx {
+class OpSchema;
+}
+
+namespace onyx {
+
+class IExecutionProvider;
+class ExecutionFrame;
+struct NodeRuntime;
+class SubgraphRunner;
+
+class OpKernelInfo {
+ public:
+  OpKernelInfo(const Node& node, const Graph& graph, const onnx::OpSchema* schema,
+               const IExecutionProvider* provider)
+      : node_(node), graph_(graph), schema_(schema), provider_(provider) {}
+
+  const Node& node() const { return node_; }
+  const Graph& graph() const { return graph_; }
+  const onnx::OpSchema* schema() const { return schema_; }
+  const IExecutionProvider* provider() const { return provider_; }
+
+  bool HasAttr(const std::string& name) const;
+  // Value of an attribute, or the schema's default, or NOT_FOUND naming node and
+  // attribute. T: int64_t, float, std::string, std::vector<int64_t>,
+  // std::vector<float>, std::vector<std::string>, Tensor.
+  template <typename T>
+  absl::StatusOr<T> Attr(const std::string& name) const;
+  // Like Attr but falls back to `fallback` when absent with no schema default.
+  template <typename T>
+  T AttrOr(const std::string& name, T fallback) const {
+    auto v = Attr<T>(name);
+    return v.ok() ? *std::move(v) : fallback;
+  }
+
+  int InputCount() const { return static_cast<int>(node_.inputs.size()); }
+  int OutputCount() const { return static_cast<int>(node_.outputs.size()); }
+  bool HasInput(int i) const { return i < InputCount() && !node_.inputs[i].empty(); }
+  // Element type of input/output i when known (kUndefined otherwise).
+  DataType InputType(int i) const;
+  DataType OutputType(int i) const;
+  const ValueInfo* InputInfo(int i) const;
+  // The initializer feeding input i, or nullptr when it is computed at run time.
+  const Tensor* ConstantInput(int i) const;
+  // Subgraph attribute (If/Loop/Scan bodies), nullptr if absent.
+  const Graph* Subgraph(const std::string& attr) const;
+
+  // An INVALID_ARGUMENT status prefixed with the node's label.
+  absl::Status Error(absl::string_view message) const;
+
+ private:
+  const onnx::AttributeProto* FindAttrOrDefault(const std::string& name) const;
+
+  const Node& node_;
+  const Graph& graph_;
+  const onnx::OpSchema* schema_;
+  const IExecutionProvider* provider_;
+};
+
+class OpKernelContext {
+ public:
+  OpKernelContext(ExecutionFrame& frame, const NodeRuntime& node) : frame_(frame), node_(node) {}
+
+  int InputCount() const;
+  // nullptr when the input is omitted or is not a tensor.
+  const Tensor* Input(int i) const;
+  // nullptr when the input is omitted.
+  const Value* InputValue(int i) const;
+  int OutputCount() const;
+  bool OutputRequested(int i) const;
+  // Allocates output i (row-major). RESOURCE_EXHAUSTED when memory is capped.
+  absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type);
+  // Sets output i to an existing value (sequences, views sharing input memory).
+  void SetOutput(int i, Value value);
+
+  const Node& node() const;
+  // An INVALID_ARGUMENT status prefixed with the node's label.
+  absl::Status Error(absl::string_view message) const;
+  // Runs a subgraph compiled for this node (control flow kernels).
+  ExecutionFrame& frame() { return frame_; }
+
+ private:
+  ExecutionFrame& frame_;
+  const NodeRuntime& node_;
+  std::deque<Value> scratch_;  // storage for omitted optional outputs
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual absl::Status Compute(OpKernelContext& ctx) const = 0;
+};
+
+using KernelFactory = std::function<absl::StatusOr<std::unique_ptr<OpKernel>>(const OpKernelInfo&)>;
+
+// Factory for kernels constructible as K(const OpKernelInfo&) that cannot fail,
+// or that report errors through a static Create(info).
+template <typename K>
+KernelFactory MakeFactory() {
+  return [](const OpKernelInfo& info) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    if constexpr (requires { K::Create(info); }) {
+      return K::Create(info);
+    } else {
+      return std::unique_ptr<OpKernel>(new K(info));
+    }
+  };
+}
+
+}  // namespace onyx

@@ -1,0 +1,223 @@
+#include "framework/tensor_proto.h"
+
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "onyx/status_macros.h"
+
+namespace onyx {
+namespace {
+
+std::string TensorLabel(const onnx::TensorProto& proto) {
+  return proto.name().empty() ? std::string("<unnamed tensor>") : "'" + proto.name() + "'";
+}
+
+absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& proto,
+                                             const std::string& base_dir) {
+  std::string location;
+  int64_t offset = 0;
+  int64_t length = -1;
+  for (const auto& entry : proto.external_data()) {
+    if (entry.key() == "location") location = entry.value();
+    if (entry.key() == "offset") offset = std::stoll(entry.value());
+    if (entry.key() == "length") length = std::stoll(entry.value());
+  }
+  if (location.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor ", TensorLabel(proto), ": external data has no 'location'"));
+  }
+  if (location.find("..") != std::string::npos || (!location.empty() && location[0] == '/')) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor ", TensorLabel(proto), ": external data location '", location,
+        "' must be a relative path inside the model directory"));
+  }
+  std::string path = base_dir.empty() ? location : base_dir + "/" + location;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("tensor ", TensorLabel(proto),
+                                            ": cannot open external data file '", path, "'"));
+  }
+  in.seekg(0, std::ios::end);
+  int64_t file_size = in.tellg();
+  if (length < 0) length = file_size - offset;
+  if (offset < 0 || offset + length > file_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor ", TensorLabel(proto), ": external data range [", offset, ", ", offset + length,
+        ") exceeds file '", path, "' of ", file_size, " bytes"));
+  }
+  std::string bytes(length, '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  return bytes;
+}
+
+template <typename Dst, typename Field>
+void CopyField(const Field& field, Tensor& t) {
+  Dst* out = t.mutable_data<Dst>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) out[i] = static_cast<Dst>(field.Get(i));
+}
+
+// Number of values the typed field holds for this dtype.
+int64_t TypedFieldSize(const onnx::TensorProto& p, DataType type) {
+  switch (type) {
+    case DataType::kFloat: return p.float_data_size();
+    case DataType::kComplex64: return p.float_data_size() / 2;
+    case DataType::kDouble: return p.double_data_size();
+    case DataType::kComplex128: return p.double_data_size() / 2;
+    case DataType::kInt64: return p.int64_data_size();
+    case DataType::kUint32:
+    case DataType::kUint64: return p.uint64_data_size();
+    case DataType::kString: return p.string_data_size();
+    default: return p.int32_data_size();
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& base_dir) {
+  if (!IsValidDataType(proto.data_type())) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto),
+                                                   ": unsupported data_type ", proto.data_type()));
+  }
+  const DataType type = static_cast<DataType>(proto.data_type());
+  Dims dims;
+  for (int64_t d : proto.dims()) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor ", TensorLabel(proto), ": negative dimension ", d));
+    }
+    dims.push_back(d);
+  }
+  Tensor t = Tensor::Allocate(type, dims);
+  const int64_t n = t.num_elements();
+
+  const std::string* raw = nullptr;
+  std::string external;
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    ASSIGN_OR_RETURN(external, ReadExternalData(proto, base_dir));
+    raw = &external;
+  } else if (proto.has_raw_data()) {
+    raw = &proto.raw_data();
+  }
+
+  if (type == DataType::kString) {
+    if (proto.string_data_size() != n) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": expected ",
+                                                     n, " strings, found ", proto.string_data_size()));
+    }
+    for (int64_t i = 0; i < n; ++i) t.mutable_data<std::string>()[i] = proto.string_data(i);
+    return t;
+  }
+  if (raw != nullptr) {
+    if (raw->size() != t.byte_size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "tensor ", TensorLabel(proto), " of type ", DataTypeName(type), " and shape ",
+          DimsToString(dims), ": expected ", t.byte_size(), " bytes of data, found ", raw->size()));
+    }
+    if (!raw->empty()) std::memcpy(t.mutable_raw(), raw->data(), raw->size());
+    return t;
+  }
+  int64_t have = TypedFieldSize(proto, type);
+  if (have != n) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), " of shape ",
+                                                   DimsToString(dims), ": expected ", n,
+                                                   " values, found ", have));
+  }
+  switch (type) {
+    case DataType::kFloat: CopyField<float>(proto.float_data(), t); break;
+    case DataType::kComplex64:
+      std::memcpy(t.mutable_raw(), proto.float_data().data(), t.byte_size());
+      break;
+    case DataType::kDouble: CopyField<double>(proto.double_data(), t); break;
+    case DataType::kComplex128:
+      std::memcpy(t.mutable_raw(), proto.double_data().data(), t.byte_size());
+      break;
+    case DataType::kInt64: CopyField<int64_t>(proto.int64_data(), t); break;
+    case DataType::kUint32: CopyField<uint32_t>(proto.uint64_data(), t); break;
+    case DataType::kUint64: CopyField<uint64_t>(proto.uint64_data(), t); break;
+    case DataType::kInt32: CopyField<int32_t>(proto.int32_data(), t); break;
+    case DataType::kInt16: CopyField<int16_t>(proto.int32_data(), t); break;
+    case DataType::kInt8: CopyField<int8_t>(proto.int32_data(), t); break;
+    case DataType::kUint16:
+    case DataType::kFloat16:
+    case DataType::kBFloat16: CopyField<uint16_t>(proto.int32_data(), t); break;
+    case DataType::kUint8: CopyField<uint8_t>(proto.int32_data(), t); break;
+    case DataType::kBool: CopyField<bool>(proto.int32_data(), t); break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto),
+                                                     ": cannot decode type ", DataTypeName(type)));
+  }
+  return t;
+}
+
+onnx::TensorProto TensorToProto(const Tensor& tensor, const std::string& name) {
+  onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(static_cast<int32_t>(tensor.type()));
+  for (int64_t d : tensor.dims()) proto.add_dims(d);
+  if (tensor.type() == DataType::kString) {
+    for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+      proto.add_string_data(tensor.data<std::string>()[i]);
+    }
+  } else {
+    proto.set_raw_data(tensor.raw(), tensor.byte_size());
+  }
+  return proto;
+}
+
+absl::StatusOr<Value> ValueFromSequenceProto(const onnx::SequenceProto& proto) {
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR &&
+      proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
+    return absl::UnimplementedError(absl::StrCat("sequence '", proto.name(),
+                                                 "': only sequences of tensors are supported"));
+  }
+  std::vector<Tensor> elements;
+  DataType type = DataType::kUndefined;
+  for (const auto& t : proto.tensor_values()) {
+    ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(t));
+    type = tensor.type();
+    elements.push_back(std::move(tensor));
+  }
+  return Value::Sequence(type, std::move(elements));
+}
+
+onnx::SequenceProto ValueToSequenceProto(const Value& value, const std::string& name) {
+  onnx::SequenceProto proto;
+  proto.set_name(name);
+  proto.set_elem_type(onnx::SequenceProto::TENSOR);
+  for (const Tensor& t : value.sequence()) *proto.add_tensor_values() = TensorToProto(t, "");
+  return proto;
+}
+
+absl::StatusOr<Value> ValueFromOptionalProto(const onnx::OptionalProto& proto) {
+  switch (proto.elem_type()) {
+    case onnx::OptionalProto::TENSOR: {
+      ASSIGN_OR_RETURN(Tensor t, TensorFromProto(proto.tensor_value()));
+      return Value(std::move(t));
+    }
+    case onnx::OptionalProto::SEQUENCE: return ValueFromSequenceProto(proto.sequence_value());
+    case onnx::OptionalProto::UNDEFINED: return Value();
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("optional '", proto.name(), "': element type ", proto.elem_type(),
+                       " is not supported"));
+  }
+}
+
+onnx::OptionalProto ValueToOptionalProto(const Value& value, const std::string& name) {
+  onnx::OptionalProto proto;
+  proto.set_name(name);
+  if (value.is_tensor()) {
+    proto.set_elem_type(onnx::OptionalProto::TENSOR);
+    *proto.mutable_tensor_value() = TensorToProto(value.tensor(), "");
+  } else if (value.is_sequence()) {
+    proto.set_elem_type(onnx::OptionalProto::SEQUENCE);
+    *proto.mutable_sequence_value() = ValueToSequenceProto(value, "");
+  } else {
+    proto.set_elem_type(onnx::OptionalProto::UNDEFINED);
+  }
+  return proto;
+}
+
+}  // namespace onyx

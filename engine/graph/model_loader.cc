@@ -1,0 +1,117 @@
+#include "graph/model_loader.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onyx/status_macros.h"
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace onyx {
+namespace {
+
+std::string ModelLabel(const LoadOptions& options) {
+  return options.model_name.empty() ? std::string("model") : "model '" + options.model_name + "'";
+}
+
+absl::Status ApplyOverrides(onnx::ModelProto& model, const LoadOptions& options) {
+  for (const auto& [name, dims] : options.input_shape_overrides) {
+    onnx::ValueInfoProto* input = nullptr;
+    for (auto& vi : *model.mutable_graph()->mutable_input()) {
+      if (vi.name() == name) input = &vi;
+    }
+    if (input == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options),
+                                                     ": shape override names unknown input '", name, "'"));
+    }
+    if (!input->type().has_tensor_type()) {
+      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": input '", name,
+                                                     "' is not a tensor; its shape cannot be fixed"));
+    }
+    auto* shape = input->mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() != 0 && shape->dim_size() != static_cast<int>(dims.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": shape override for input '",
+                                                     name, "' has rank ", dims.size(), ", the model declares rank ",
+                                                     shape->dim_size()));
+    }
+    if (shape->dim_size() == 0) {
+      for (size_t i = 0; i < dims.size(); ++i) shape->add_dim();
+    }
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] < 0) continue;
+      auto* d = shape->mutable_dim(static_cast<int>(i));
+      if (d->has_dim_value() && d->dim_value() != dims[i]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            ModelLabel(options), ": shape override for input '", name, "' sets dim ", i, " to ",
+            dims[i], " but the model fixes it to ", d->dim_value()));
+      }
+      d->set_dim_value(dims[i]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool HasExternalData(const onnx::GraphProto& graph) {
+  for (const auto& init : graph.initializer()) {
+    if (init.data_location() == onnx::TensorProto::EXTERNAL) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions& options) {
+  onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options),
+                                                   ": not a valid ONNX ModelProto (", bytes.size(),
+                                                   " bytes could not be parsed)"));
+  }
+  if (!model.has_graph()) {
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": the model has no graph"));
+  }
+  LoadedModel loaded;
+  loaded.ir_version = model.ir_version();
+  loaded.producer_name = model.producer_name();
+  for (const auto& op : model.opset_import()) {
+    std::string domain = op.domain() == "ai.onnx" ? "" : op.domain();
+    loaded.opsets[domain] = op.version();
+  }
+  if (loaded.opsets.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": the model imports no opset"));
+  }
+  auto onnx_opset = loaded.opsets.find("");
+  if (onnx_opset != loaded.opsets.end() && onnx_opset->second > kMaxSupportedOpset) {
+    return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": default-domain opset ",
+                                                 onnx_opset->second, " is newer than the supported ",
+                                                 kMaxSupportedOpset));
+  }
+  RETURN_IF_ERROR(ApplyOverrides(model, options));
+
+  try {
+    if (HasExternalData(model.graph()) && !options.model_path.empty() &&
+        options.input_shape_overrides.empty()) {
+      onnx::checker::check_model(options.model_path);
+    } else if (!HasExternalData(model.graph())) {
+      onnx::checker::check_model(model);
+    }
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ModelLabel(options), " failed the ONNX checker: ", e.what()));
+  }
+  try {
+    onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
+                                          /*enable_data_propagation=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ModelLabel(options), ": shape inference failed: ", e.what()));
+  }
+  ASSIGN_OR_RETURN(loaded.graph, Graph::FromProto(model.graph(), loaded.opsets, options.model_dir));
+  return loaded;
+}
+
+}  // namespace onyx

@@ -1,0 +1,38 @@
+// Loading an ONNX model into the IR: parse, apply fixed input dims, check with
+// onnx::checker, run ONNX shape inference, build the Graph.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+
+namespace onyx {
+
+struct LoadedModel {
+  std::unique_ptr<Graph> graph;
+  std::map<std::string, int64_t> opsets;
+  int64_t ir_version = 0;
+  std::string producer_name;
+};
+
+struct LoadOptions {
+  std::string model_name;  // for error messages
+  std::string model_dir;   // external data files are resolved here
+  std::string model_path;  // set when loading from a file
+  std::map<std::string, std::vector<int64_t>> input_shape_overrides;
+};
+
+// Errors (INVALID_ARGUMENT unless said otherwise) name the model and what is wrong:
+// unparsable bytes, checker failures, an unsupported opset (UNIMPLEMENTED),
+// overrides naming unknown inputs or contradicting fixed dims.
+absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions& options);
+
+// Highest default-domain opset the engine knows.
+constexpr int64_t kMaxSupportedOpset = 17;
+
+}  // namespace onyx

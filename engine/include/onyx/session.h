@@ -1,0 +1,122 @@
+// InferenceSession: one compiled ONNX model, ready to Run.
+//
+//   onyx::SessionOptions options;
+//   options.providers = {"cpu"};
+//   ASSIGN_OR_RETURN(auto session, onyx::InferenceSession::Create("model.onnx", options));
+//   onyx::Feeds feeds = {{"input", onyx::Value(input_tensor)}};
+//   ASSIGN_OR_RETURN(std::vector<onyx::Value> outputs,
+//                    session->Run(onyx::RunOptions(), feeds, {"probabilities"}));
+//
+// Create() does all the expensive work once: parse, check, shape inference,
+// graph rewriting, partitioning over the providers, kernel creation and planning.
+// Run() only executes. Errors are absl::Status values naming the model, node or
+// input concerned; nothing throws and no input aborts the process.
+// Thread-safe: Run() may be called concurrently from many threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "onyx/tensor.h"
+
+namespace onyx {
+
+enum class OptimizationLevel { kDisabled, kBasic, kExtended, kAll };
+
+// Parses "disabled" | "basic" | "extended" | "all".
+absl::StatusOr<OptimizationLevel> ParseOptimizationLevel(std::string_view text);
+const char* OptimizationLevelName(OptimizationLevel level);
+
+struct SessionOptions {
+  // Graph rewriting; kAll by default.
+  OptimizationLevel optimization_level = OptimizationLevel::kAll;
+  // When set, Create() writes the rewritten graph to this ONNX file.
+  std::string optimized_model_path;
+  // Execution providers in priority order; "cpu" is always appended as the fallback.
+  std::vector<std::string> providers = {"cpu"};
+  // Create() fails with the partition report when more nodes than this fall back
+  // to CPU from a preferred provider; negative disables the gate.
+  int64_t max_cpu_fallback_nodes = -1;
+  // Fixes input dimensions (per input name, -1 keeps a dim free) before shape
+  // inference, e.g. a server's shape bucket.
+  std::map<std::string, std::vector<int64_t>> input_shape_overrides;
+  // Threads for data-parallel kernels; 0 = the CPU quota of this process.
+  int intra_op_threads = 0;
+  // Name used in log lines and errors.
+  std::string model_name;
+  // Where external-data weight files are looked up when created from bytes.
+  std::string model_dir;
+};
+
+struct RunOptions {
+  std::string run_tag;
+  // When set and true, Run() stops between nodes and returns CANCELLED.
+  const std::atomic<bool>* terminate = nullptr;
+};
+
+// Shape and type of a graph input or output. dims use -1 for a dimension that
+// is not fixed; dim_params holds its symbolic name ("batch") or "".
+struct ValueInfo {
+  enum class Kind { kTensor, kSequence, kOptional };
+  std::string name;
+  Kind kind = Kind::kTensor;
+  DataType type = DataType::kUndefined;
+  bool has_shape = false;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_params;
+};
+
+struct FallbackNode {
+  std::string node;      // node name (or "<op_type>#<index>" when unnamed)
+  std::string op_type;
+  std::string provider;  // the preferred provider that declined it
+  std::string reason;    // the kernel registry's explanation
+};
+
+// How the graph was split over the providers.
+struct PartitionReport {
+  std::map<std::string, int64_t> nodes_per_provider;
+  int64_t partitions = 0;     // maximal runs of consecutive nodes on one provider
+  int64_t memcpy_nodes = 0;   // copies inserted at device boundaries
+  std::vector<FallbackNode> fallback_nodes;
+  std::string ToString() const;
+};
+
+using Feeds = std::vector<std::pair<std::string, Value>>;
+
+class InferenceSession {
+ public:
+  static absl::StatusOr<std::unique_ptr<InferenceSession>> Create(
+      const std::string& model_path, const SessionOptions& options);
+  static absl::StatusOr<std::unique_ptr<InferenceSession>> CreateFromBytes(
+      std::string_view model_bytes, const SessionOptions& options);
+  ~InferenceSession();
+
+  // Runs the model. Every graph input without an initializer must be fed once;
+  // `output_names` empty means all graph outputs, in graph order. Returns the
+  // outputs in the order requested. INVALID_ARGUMENT names a missing, unknown,
+  // mistyped or misshaped feed; CANCELLED when RunOptions::terminate was set.
+  absl::StatusOr<std::vector<Value>> Run(const RunOptions& options, const Feeds& feeds,
+                                         const std::vector<std::string>& output_names) const;
+
+  const std::vector<ValueInfo>& inputs() const;
+  const std::vector<ValueInfo>& outputs() const;
+  const PartitionReport& partition_report() const;
+  // op_type -> node count of the graph after rewriting.
+  const std::map<std::string, int64_t>& op_histogram() const;
+
+  class Impl;
+
+ private:
+  explicit InferenceSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace onyx

@@ -1,0 +1,79 @@
+#include "optimizer/graph_transformer.h"
+
+#include "onyx/status_macros.h"
+#include "optimizer/eliminate_dropout.h"
+#include "optimizer/eliminate_identity.h"
+
+namespace onyx {
+
+absl::StatusOr<bool> GraphTransformer::Apply(Graph& graph) const {
+  bool changed = false;
+  for (Node* n : graph.Nodes()) {
+    for (auto& [attr, sub] : n->subgraphs) {
+      ASSIGN_OR_RETURN(bool sub_changed, Apply(*sub));
+      changed |= sub_changed;
+    }
+  }
+  ASSIGN_OR_RETURN(bool self_changed, ApplyImpl(graph));
+  return changed || self_changed;
+}
+
+void ReplaceValueUses(Graph& graph, const std::string& from, const std::string& to) {
+  for (Node* n : graph.Nodes()) {
+    for (auto& in : n->inputs) {
+      if (in == from) in = to;
+    }
+    for (auto& [attr, sub] : n->subgraphs) {
+      // Subgraphs see outer values by name unless they define the name themselves.
+      bool shadowed = false;
+      for (const auto& i : sub->declared_inputs()) shadowed |= (i == from);
+      if (!shadowed) ReplaceValueUses(*sub, from, to);
+    }
+  }
+  for (auto& out : graph.mutable_outputs()) {
+    if (out == from && graph.parent() != nullptr) out = to;
+  }
+}
+
+bool BypassNode(Graph& graph, Node& node) {
+  if (node.inputs.empty() || node.outputs.empty() || node.inputs[0].empty()) return false;
+  const std::string input = node.inputs[0];
+  const std::string output = node.outputs[0];
+  if (!graph.IsOutput(output)) {
+    ReplaceValueUses(graph, output, input);
+    graph.RemoveNode(node.index);
+    return true;
+  }
+  // The output name must survive: rename the producer's output instead, if the
+  // input is a plain intermediate of this graph read by nobody else.
+  Node* producer = graph.Producer(input);
+  if (producer == nullptr || graph.IsOutput(input) || graph.Consumers(input).size() != 1) return false;
+  for (auto& o : producer->outputs) {
+    if (o == input) o = output;
+  }
+  graph.RemoveNode(node.index);
+  return true;
+}
+
+std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level) {
+  std::vector<std::unique_ptr<GraphTransformer>> passes;
+  if (level == OptimizationLevel::kDisabled) return passes;
+  passes.push_back(std::make_unique<EliminateIdentity>());
+  passes.push_back(std::make_unique<EliminateDropout>());
+  return passes;
+}
+
+absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level) {
+  auto passes = TransformersForLevel(level);
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (const auto& pass : passes) {
+      ASSIGN_OR_RETURN(bool c, pass->Apply(graph));
+      changed |= c;
+    }
+    if (!changed) break;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onyx

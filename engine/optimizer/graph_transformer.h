@@ -1,0 +1,45 @@
+// GraphTransformer: one rewriting pass over the IR. Each pass lives in its own
+// file; Apply() runs it on the graph and its subgraphs and reports whether
+// anything changed.
+//
+//   RemoveIdentity pass;
+//   ASSIGN_OR_RETURN(bool changed, pass.Apply(graph));
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "onyx/session.h"
+
+namespace onyx {
+
+class GraphTransformer {
+ public:
+  virtual ~GraphTransformer() = default;
+  virtual const char* name() const = 0;
+  // Rewrites `graph` (and, recursively, its subgraphs). Returns true if changed.
+  absl::StatusOr<bool> Apply(Graph& graph) const;
+
+ private:
+  virtual absl::StatusOr<bool> ApplyImpl(Graph& graph) const = 0;
+};
+
+// Replaces every use of `from` by `to` in the graph's nodes, subgraphs and outputs.
+void ReplaceValueUses(Graph& graph, const std::string& from, const std::string& to);
+
+// Removes `node`, forwarding its only data input to the users of its only output.
+// Keeps the output name when it is a graph output (then the producer of the input
+// is renamed instead); returns false when neither rewrite is safe.
+bool BypassNode(Graph& graph, Node& node);
+
+// The passes enabled at `level`, in the order they run.
+std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level);
+
+// Runs the passes to a fixed point (bounded number of rounds).
+absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level);
+
+}  // namespace onyx

@@ -1,0 +1,160 @@
+#include "partition/partitioner.h"
+
+#include <map>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onyx/status_macros.h"
+
+namespace onyx {
+namespace {
+
+const IExecutionProvider* FindProvider(const std::vector<const IExecutionProvider*>& providers,
+                                       const std::string& name) {
+  for (const auto* p : providers) {
+    if (p->name() == name) return p;
+  }
+  return nullptr;
+}
+
+std::string DeviceOf(const std::vector<const IExecutionProvider*>& providers, const std::string& name) {
+  const IExecutionProvider* p = FindProvider(providers, name);
+  return p == nullptr ? std::string("cpu") : std::string(p->device());
+}
+
+// Inserts a copy for every value whose producer and consumer live on different
+// devices. Graph inputs, initializers and graph outputs live in host memory.
+int64_t InsertMemcpyNodes(Graph& graph, const std::vector<const IExecutionProvider*>& providers) {
+  int64_t copies = 0;
+  std::map<std::string, std::string> value_device;  // value -> device of its producer
+  std::map<std::string, std::string> value_provider;
+  for (const Node* n : graph.Nodes()) {
+    for (const auto& o : n->outputs) {
+      value_device[o] = DeviceOf(providers, n->provider);
+      value_provider[o] = n->provider;
+    }
+  }
+  // (value, target device) -> copied value name
+  std::map<std::pair<std::string, std::string>, std::string> copies_made;
+  auto copy_of = [&](const std::string& value, const std::string& from_device,
+                     const std::string& to_device, const std::string& to_provider) -> std::string {
+    auto key = std::make_pair(value, to_device);
+    auto it = copies_made.find(key);
+    if (it != copies_made.end()) return it->second;
+    auto node = std::make_unique<Node>();
+    node->domain = kOnyxDomain;
+    if (from_device == "cpu") {
+      node->op_type = "MemcpyFromHost";
+      node->provider = to_provider;
+    } else {
+      node->op_type = "MemcpyToHost";
+      node->provider = value_provider[value];
+    }
+    std::string copied = graph.UniqueValueName(value + "_" + to_device);
+    node->name = absl::StrCat(node->op_type, "_", copied);
+    node->inputs = {value};
+    node->outputs = {copied};
+    if (const ValueInfo* info = graph.FindValueInfo(value)) graph.SetValueInfo(copied, *info);
+    graph.AddNode(std::move(node));
+    ++copies;
+    copies_made[key] = copied;
+    return copied;
+  };
+  for (Node* n : graph.Nodes()) {
+    if (n->domain == kOnyxDomain && absl::StartsWith(n->op_type, "Memcpy")) continue;
+    std::string device = DeviceOf(providers, n->provider);
+    for (auto& in : n->inputs) {
+      if (in.empty()) continue;
+      auto it = value_device.find(in);
+      std::string from = it == value_device.end() ? "cpu" : it->second;
+      if (from != device) in = copy_of(in, from, device, n->provider);
+    }
+  }
+  for (auto& out : graph.mutable_outputs()) {
+    auto it = value_device.find(out);
+    if (it == value_device.end() || it->second == "cpu") continue;
+    // Rename the producer's output so the graph output keeps its name on host.
+    Node* producer = graph.Producer(out);
+    std::string device_value = graph.UniqueValueName(out + "_" + it->second);
+    for (auto& o : producer->outputs) {
+      if (o == out) o = device_value;
+    }
+    for (Node* c : graph.Consumers(out)) {
+      for (auto& in : c->inputs) {
+        if (in == out) in = device_value;
+      }
+    }
+    if (const ValueInfo* info = graph.FindValueInfo(out)) graph.SetValueInfo(device_value, *info);
+    auto node = std::make_unique<Node>();
+    node->domain = kOnyxDomain;
+    node->op_type = "MemcpyToHost";
+    node->provider = producer->provider;
+    node->name = absl::StrCat("MemcpyToHost_", out);
+    node->inputs = {device_value};
+    node->outputs = {out};
+    graph.AddNode(std::move(node));
+    ++copies;
+  }
+  return copies;
+}
+
+void AssignSubgraphsToCpu(Graph& graph, const std::string& cpu) {
+  for (Node* n : graph.Nodes()) {
+    if (n->provider.empty()) n->provider = cpu;
+    for (auto& [attr, sub] : n->subgraphs) AssignSubgraphsToCpu(*sub, cpu);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph,
+                                               const std::vector<const IExecutionProvider*>& providers) {
+  PartitionReport report;
+  if (providers.empty()) return absl::InvalidArgumentError("no execution providers");
+  const IExecutionProvider* cpu = providers.back();
+  // node -> (provider, reason) for preferred providers that declined it.
+  std::map<size_t, std::pair<std::string, std::string>> first_decline;
+  std::map<size_t, std::vector<std::string>> all_reasons;
+  for (const IExecutionProvider* provider : providers) {
+    Capability cap = provider->GetCapability(graph);
+    for (size_t index : cap.nodes) {
+      Node* n = graph.node(index);
+      if (n != nullptr && n->provider.empty()) n->provider = std::string(provider->name());
+    }
+    for (const auto& [index, reason] : cap.declined) {
+      all_reasons[index].push_back(absl::StrCat(provider->name(), ": ", reason));
+      if (provider != cpu && !first_decline.count(index)) {
+        first_decline[index] = {std::string(provider->name()), reason};
+      }
+    }
+  }
+  for (const Node* n : graph.Nodes()) {
+    if (n->provider.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat("no execution provider can run ", n->Label(),
+                                                        " (opset version ", n->since_version, "): ",
+                                                        absl::StrJoin(all_reasons[n->index], "; ")));
+    }
+    if (n->provider == cpu->name() && first_decline.count(n->index)) {
+      const auto& [provider, reason] = first_decline[n->index];
+      report.fallback_nodes.push_back(
+          FallbackNode{n->name.empty() ? absl::StrCat(n->op_type, "#", n->index) : n->name, n->op_type,
+                       provider, reason});
+    }
+  }
+  for (Node* n : graph.Nodes()) {
+    for (auto& [attr, sub] : n->subgraphs) AssignSubgraphsToCpu(*sub, std::string(cpu->name()));
+  }
+  report.memcpy_nodes = InsertMemcpyNodes(graph, providers);
+  ASSIGN_OR_RETURN(std::vector<Node*> order, graph.TopologicalOrder());
+  std::string previous;
+  for (const Node* n : order) {
+    report.nodes_per_provider[n->provider]++;
+    if (n->provider != previous) ++report.partitions;
+    previous = n->provider;
+  }
+  return report;
+}
+
+}  // namespace onyx

@@ -1,0 +1,240 @@
+#include "onyx/session.h"
+
+#include <fstream>
+#include <sstream>
+#include <set>
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/parallel_for.h"
+#include "onyx/status_macros.h"
+#include "exec/executor.h"
+#include "framework/execution_provider.h"
+#include "graph/model_loader.h"
+#include "optimizer/graph_transformer.h"
+#include "partition/partitioner.h"
+#include "session/model_writer.h"
+#include "session/plan_builder.h"
+
+namespace onyx {
+
+class InferenceSession::Impl {
+ public:
+  std::string label;
+  std::vector<std::unique_ptr<IExecutionProvider>> providers;
+  std::vector<const IExecutionProvider*> provider_views;
+  LoadedModel model;
+  std::unique_ptr<ExecutionPlan> plan;
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  std::map<std::string, int> feed_index;    // feedable name -> index in plan->feed_slots
+  std::map<std::string, int> output_index;  // graph output -> index in plan->output_slots
+  std::set<std::string> required_inputs;
+  PartitionReport report;
+  std::map<std::string, int64_t> histogram;
+
+  absl::Status ValidateFeed(const std::string& name, const Value& value) const;
+};
+
+namespace {
+
+absl::StatusOr<std::vector<std::unique_ptr<IExecutionProvider>>> CreateProviders(
+    const SessionOptions& options) {
+  std::vector<std::string> names = options.providers;
+  if (std::find(names.begin(), names.end(), "cpu") == names.end()) names.push_back("cpu");
+  // CPU is always the last resort, whatever position it was listed at.
+  names.erase(std::remove(names.begin(), names.end(), "cpu"), names.end());
+  names.push_back("cpu");
+  std::vector<std::unique_ptr<IExecutionProvider>> providers;
+  for (const auto& name : names) {
+    ASSIGN_OR_RETURN(auto provider, ProviderRegistry::Global().Create(name, ProviderOptions{}));
+    providers.push_back(std::move(provider));
+  }
+  return providers;
+}
+
+std::string ShapeText(const ValueInfo& info) {
+  std::vector<std::string> dims;
+  for (size_t i = 0; i < info.dims.size(); ++i) {
+    if (info.dims[i] >= 0) {
+      dims.push_back(absl::StrCat(info.dims[i]));
+    } else {
+      dims.push_back(i < info.dim_params.size() && !info.dim_params[i].empty() ? info.dim_params[i] : "?");
+    }
+  }
+  return "[" + absl::StrJoin(dims, ",") + "]";
+}
+
+}  // namespace
+
+absl::Status InferenceSession::Impl::ValidateFeed(const std::string& name, const Value& value) const {
+  const ValueInfo* info = model.graph->FindValueInfo(name);
+  if (info == nullptr) return absl::OkStatus();
+  if (value.is_none()) {
+    if (info->kind == ValueInfo::Kind::kOptional) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(label, ": input '", name, "' is empty but not optional"));
+  }
+  if (value.is_sequence() != (info->kind == ValueInfo::Kind::kSequence)) {
+    if (!(info->kind == ValueInfo::Kind::kOptional)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          label, ": input '", name, "' expects a ", info->kind == ValueInfo::Kind::kSequence ? "sequence" : "tensor",
+          ", received a ", value.is_sequence() ? "sequence" : "tensor"));
+    }
+  }
+  if (!value.is_tensor()) return absl::OkStatus();
+  const Tensor& t = value.tensor();
+  if (info->type != DataType::kUndefined && t.type() != info->type) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": input '", name, "' expects element type ",
+                                                   DataTypeName(info->type), ", received ",
+                                                   DataTypeName(t.type())));
+  }
+  if (!info->has_shape) return absl::OkStatus();
+  bool match = t.rank() == static_cast<int64_t>(info->dims.size());
+  for (size_t i = 0; match && i < info->dims.size(); ++i) {
+    match = info->dims[i] < 0 || info->dims[i] == t.dims()[i];
+  }
+  if (!match) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": input '", name, "' expects shape ",
+                                                   ShapeText(*info), ", received ", DimsToString(t.dims())));
+  }
+  return absl::OkStatus();
+}
+
+InferenceSession::InferenceSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+InferenceSession::~InferenceSession() = default;
+
+absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::Create(const std::string& model_path,
+                                                                          const SessionOptions& options) {
+  std::ifstream in(model_path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot open model file '", model_path, "'"));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  SessionOptions with_dir = options;
+  if (with_dir.model_dir.empty()) {
+    size_t slash = model_path.find_last_of('/');
+    with_dir.model_dir = slash == std::string::npos ? "." : model_path.substr(0, slash);
+  }
+  if (with_dir.model_name.empty()) with_dir.model_name = model_path;
+  return CreateFromBytes(buffer.str(), with_dir);
+}
+
+absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBytes(
+    std::string_view model_bytes, const SessionOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->label = options.model_name.empty() ? "model" : "model '" + options.model_name + "'";
+  if (options.intra_op_threads > 0) SetIntraOpThreads(options.intra_op_threads);
+
+  LoadOptions load;
+  load.model_name = options.model_name;
+  load.model_dir = options.model_dir;
+  load.input_shape_overrides = options.input_shape_overrides;
+  ASSIGN_OR_RETURN(impl->model, LoadModel(model_bytes, load));
+  Graph& graph = *impl->model.graph;
+  {
+    auto order = graph.TopologicalOrder();
+    if (!order.ok()) return absl::Status(order.status().code(), absl::StrCat(impl->label, ": ", order.status().message()));
+  }
+  for (const auto& name : graph.inputs()) {
+    const ValueInfo* info = graph.FindValueInfo(name);
+    if (info == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(impl->label, ": graph input '", name, "' has no type"));
+    }
+  }
+
+  RETURN_IF_ERROR(OptimizeGraph(graph, options.optimization_level));
+
+  ASSIGN_OR_RETURN(impl->providers, CreateProviders(options));
+  for (const auto& p : impl->providers) impl->provider_views.push_back(p.get());
+  auto report = PartitionGraph(graph, impl->provider_views);
+  if (!report.ok()) {
+    return absl::Status(report.status().code(), absl::StrCat(impl->label, ": ", report.status().message()));
+  }
+  impl->report = *std::move(report);
+  if (options.max_cpu_fallback_nodes >= 0 &&
+      static_cast<int64_t>(impl->report.fallback_nodes.size()) > options.max_cpu_fallback_nodes) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        impl->label, ": ", impl->report.fallback_nodes.size(), " nodes fell back to CPU, more than max_cpu_fallback_nodes=",
+        options.max_cpu_fallback_nodes, "\n", impl->report.ToString()));
+  }
+  auto plan = BuildExecutionPlan(graph, impl->provider_views);
+  if (!plan.ok()) {
+    return absl::Status(plan.status().code(), absl::StrCat(impl->label, ": ", plan.status().message()));
+  }
+  impl->plan = *std::move(plan);
+
+  for (const auto& name : graph.inputs()) {
+    impl->inputs.push_back(*graph.FindValueInfo(name));
+    impl->required_inputs.insert(name);
+  }
+  for (size_t i = 0; i < impl->plan->feed_names.size(); ++i) impl->feed_index[impl->plan->feed_names[i]] = i;
+  for (size_t i = 0; i < impl->plan->output_names.size(); ++i) {
+    const std::string& name = impl->plan->output_names[i];
+    impl->output_index[name] = i;
+    const ValueInfo* info = graph.FindValueInfo(name);
+    ValueInfo out = info ? *info : ValueInfo{};
+    out.name = name;
+    impl->outputs.push_back(out);
+  }
+  for (const Node* n : graph.Nodes()) impl->histogram[n->op_type]++;
+  if (!options.optimized_model_path.empty()) {
+    RETURN_IF_ERROR(WriteOptimizedModel(impl->model, options.optimized_model_path));
+  }
+  return std::unique_ptr<InferenceSession>(new InferenceSession(std::move(impl)));
+}
+
+absl::StatusOr<std::vector<Value>> InferenceSession::Run(const RunOptions& options, const Feeds& feeds,
+                                                         const std::vector<std::string>& output_names) const {
+  const Impl& s = *impl_;
+  const ExecutionPlan& plan = *s.plan;
+  ExecutionFrame frame(plan, options);
+  std::vector<bool> fed(plan.feed_slots.size(), false);
+  for (const auto& [name, value] : feeds) {
+    auto it = s.feed_index.find(name);
+    if (it == s.feed_index.end()) {
+      std::vector<std::string> names;
+      for (const auto& i : s.inputs) names.push_back(i.name);
+      return absl::InvalidArgumentError(absl::StrCat(s.label, ": unknown input '", name, "' (inputs: ",
+                                                     absl::StrJoin(names, ", "), ")"));
+    }
+    if (fed[it->second]) {
+      return absl::InvalidArgumentError(absl::StrCat(s.label, ": input '", name, "' is fed twice"));
+    }
+    fed[it->second] = true;
+    RETURN_IF_ERROR(s.ValidateFeed(name, value));
+    frame.mutable_value(plan.feed_slots[it->second]) = value;
+  }
+  for (size_t i = 0; i < fed.size(); ++i) {
+    if (!fed[i] && s.required_inputs.count(plan.feed_names[i])) {
+      const ValueInfo* info = s.model.graph->FindValueInfo(plan.feed_names[i]);
+      if (info != nullptr && info->kind == ValueInfo::Kind::kOptional) continue;
+      return absl::InvalidArgumentError(absl::StrCat(s.label, ": missing input '", plan.feed_names[i], "'"));
+    }
+  }
+  std::vector<int> wanted;
+  if (output_names.empty()) {
+    wanted = plan.output_slots;
+  } else {
+    for (const auto& name : output_names) {
+      auto it = s.output_index.find(name);
+      if (it == s.output_index.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(s.label, ": unknown output '", name, "'"));
+      }
+      wanted.push_back(plan.output_slots[it->second]);
+    }
+  }
+  RETURN_IF_ERROR(ExecutePlan(frame));
+  std::vector<Value> outputs;
+  outputs.reserve(wanted.size());
+  for (int slot : wanted) outputs.push_back(frame.value(slot));
+  return outputs;
+}
+
+const std::vector<ValueInfo>& InferenceSession::inputs() const { return impl_->inputs; }
+const std::vector<ValueInfo>& InferenceSession::outputs() const { return impl_->outputs; }
+const PartitionReport& InferenceSession::partition_report() const { return impl_->report; }
+const std::map<std::string, int64_t>& InferenceSession::op_histogram() const { return impl_->histogram; }
+
+}  // namespace onyx

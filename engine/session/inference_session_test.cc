@@ -1,0 +1,152 @@
+#include "onyx/session.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "onnx/checker.h"
+#include "tests/util/model_builder.h"
+
+namespace onyx {
+namespace {
+
+using testing::FloatTensor;
+using testing::ModelBuilder;
+
+ModelBuilder SmallMlp() {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {-1, 2}).Output("y", DataType::kFloat, {-1, 2});
+  m.Initializer("w", FloatTensor({2, 2}, {1, -1, 2, 0.5f}));
+  m.Initializer("b", FloatTensor({2}, {0.5f, -3}));
+  m.Node("MatMul", {"x", "w"}, {"xw"}, "matmul");
+  m.Node("Add", {"xw", "b"}, {"sum"}, "add");
+  m.Node("Identity", {"sum"}, {"id"}, "identity");
+  m.Node("Relu", {"id"}, {"y"}, "relu");
+  return m;
+}
+
+absl::StatusOr<std::unique_ptr<InferenceSession>> Make(const ModelBuilder& m, SessionOptions options = {}) {
+  options.model_name = "test";
+  return InferenceSession::CreateFromBytes(m.Serialize(), options);
+}
+
+TEST(InferenceSessionTest, RunsAndMatchesHandComputedValues) {
+  auto session = Make(SmallMlp());
+  ASSERT_TRUE(session.ok()) << session.status();
+  // x = [[1, 2], [-1, 0]]; xw = [[5, 0], [-1, 1]]; +b = [[5.5, -3], [-0.5, -2]]; relu.
+  Feeds feeds = {{"x", Value(FloatTensor({2, 2}, {1, 2, -1, 0}))}};
+  auto out = (*session)->Run(RunOptions(), feeds, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Tensor& y = (*out)[0].tensor();
+  ASSERT_EQ(y.dims(), Dims({2, 2}));
+  const float* p = y.data<float>();
+  EXPECT_FLOAT_EQ(p[0], 5.5f);
+  EXPECT_FLOAT_EQ(p[1], 0.f);
+  EXPECT_FLOAT_EQ(p[2], 0.f);
+  EXPECT_FLOAT_EQ(p[3], 0.f);
+  EXPECT_EQ((*session)->op_histogram().count("Identity"), 0u) << "Identity should be eliminated";
+  EXPECT_EQ((*session)->inputs()[0].name, "x");
+  EXPECT_EQ((*session)->inputs()[0].dims, std::vector<int64_t>({-1, 2}));
+}
+
+TEST(InferenceSessionTest, OptimizationDisabledKeepsIdentity) {
+  SessionOptions options;
+  options.optimization_level = OptimizationLevel::kDisabled;
+  auto session = Make(SmallMlp(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ((*session)->op_histogram().at("Identity"), 1);
+}
+
+TEST(InferenceSessionTest, WritesOptimizedModelThatPassesTheChecker) {
+  std::string path = ::testing::TempDir() + "/optimized.onnx";
+  SessionOptions options;
+  options.optimized_model_path = path;
+  auto session = Make(SmallMlp(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromIstream(&in));
+  EXPECT_NO_THROW(onnx::checker::check_model(model));
+  EXPECT_EQ(model.graph().node_size(), 3);
+}
+
+TEST(InferenceSessionTest, RejectsBadFeedsNamingTheInput) {
+  auto session = Make(SmallMlp());
+  ASSERT_TRUE(session.ok());
+  const InferenceSession& s = **session;
+  auto expect_invalid = [&](const Feeds& feeds, const std::string& needle) {
+    auto out = s.Run(RunOptions(), feeds, {});
+    ASSERT_FALSE(out.ok());
+    EXPECT_TRUE(absl::IsInvalidArgument(out.status())) << out.status();
+    EXPECT_NE(out.status().message().find(needle), absl::string_view::npos) << out.status();
+  };
+  expect_invalid({}, "missing input 'x'");
+  expect_invalid({{"x", Value(FloatTensor({1, 2}, {1, 2}))}, {"q", Value(FloatTensor({1}, {1}))}},
+                 "unknown input 'q'");
+  expect_invalid({{"x", Value(Tensor::Allocate(DataType::kInt32, {1, 2}))}}, "expects element type float, received int32");
+  expect_invalid({{"x", Value(FloatTensor({1, 3}, {1, 2, 3}))}}, "expects shape [d0,2], received [1,3]");
+  expect_invalid({{"x", Value(FloatTensor({1, 2}, {1, 2}))}, {"x", Value(FloatTensor({1, 2}, {1, 2}))}},
+                 "fed twice");
+  auto bad_output = s.Run(RunOptions(), {{"x", Value(FloatTensor({1, 2}, {1, 2}))}}, {"nope"});
+  EXPECT_TRUE(absl::IsInvalidArgument(bad_output.status()));
+  // The session still works after the bad calls.
+  EXPECT_TRUE(s.Run(RunOptions(), {{"x", Value(FloatTensor({1, 2}, {1, 2}))}}, {}).ok());
+}
+
+TEST(InferenceSessionTest, CreateErrorsNameTheProblem) {
+  auto garbage = InferenceSession::CreateFromBytes("definitely not a model", {});
+  EXPECT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("not a valid ONNX ModelProto"), absl::string_view::npos);
+
+  ModelBuilder future(99);
+  future.Input("x", DataType::kFloat, {1}).Output("y", DataType::kFloat, {1});
+  future.Node("Relu", {"x"}, {"y"});
+  auto too_new = Make(future);
+  EXPECT_TRUE(absl::IsUnimplemented(too_new.status())) << too_new.status();
+  EXPECT_NE(too_new.status().message().find("opset 99"), absl::string_view::npos);
+
+  ModelBuilder missing(13);
+  missing.Input("x", DataType::kFloat, {1}).Output("y", DataType::kFloat, {1});
+  missing.Node("Add", {"x", "w_missing"}, {"y"}, "add");
+  auto no_init = Make(missing);
+  EXPECT_FALSE(no_init.ok());
+  EXPECT_NE(no_init.status().message().find("w_missing"), absl::string_view::npos) << no_init.status();
+
+  ModelBuilder unknown(13);
+  unknown.Opset("com.example", 1);
+  unknown.Input("x", DataType::kFloat, {1}).Output("y", DataType::kFloat, {1});
+  unknown.Node("Mystery", {"x"}, {"y"}, "mystery").set_domain("com.example");
+  auto no_kernel = Make(unknown);
+  EXPECT_FALSE(no_kernel.ok());
+  EXPECT_NE(no_kernel.status().message().find("Mystery 'mystery'"), absl::string_view::npos) << no_kernel.status();
+}
+
+TEST(InferenceSessionTest, CancelledRunReturnsCancelledAndSessionStaysUsable) {
+  auto session = Make(SmallMlp());
+  ASSERT_TRUE(session.ok());
+  std::atomic<bool> stop{true};
+  RunOptions cancelled;
+  cancelled.terminate = &stop;
+  Feeds feeds = {{"x", Value(FloatTensor({1, 2}, {1, 2}))}};
+  auto out = (*session)->Run(cancelled, feeds, {});
+  EXPECT_TRUE(absl::IsCancelled(out.status())) << out.status();
+  EXPECT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());
+}
+
+TEST(InferenceSessionTest, ShapeOverridesFixDims) {
+  SessionOptions options;
+  options.input_shape_overrides["x"] = {4, -1};
+  auto session = Make(SmallMlp(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ((*session)->inputs()[0].dims, std::vector<int64_t>({4, 2}));
+  auto wrong = (*session)->Run(RunOptions(), {{"x", Value(FloatTensor({1, 2}, {1, 2}))}}, {});
+  EXPECT_TRUE(absl::IsInvalidArgument(wrong.status()));
+
+  options.input_shape_overrides["x"] = {4, 3};
+  auto conflict = Make(SmallMlp(), options);
+  EXPECT_FALSE(conflict.ok());
+  EXPECT_NE(conflict.status().message().find("fixes it to 2"), absl::string_view::npos) << conflict.status();
+}
+
+}  // namespace
+}  // namespace onyx

@@ -1,0 +1,75 @@
+#include "session/plan_builder.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "onyx/status_macros.h"
+#include "onnx/defs/schema.h"
+#include "planner/lifetime.h"
+
+namespace onyx {
+
+absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
+    const Graph& graph, const std::vector<const IExecutionProvider*>& providers) {
+  auto plan = std::make_unique<ExecutionPlan>();
+  auto slot = [&](const std::string& name) -> int {
+    if (name.empty()) return -1;
+    auto it = plan->slot_of.find(name);
+    if (it != plan->slot_of.end()) return it->second;
+    int s = plan->num_slots();
+    plan->slot_names.push_back(name);
+    plan->slot_of[name] = s;
+    return s;
+  };
+  for (const auto& name : graph.declared_inputs()) {
+    plan->feed_slots.push_back(slot(name));
+    plan->feed_names.push_back(name);
+  }
+  for (const auto& [name, tensor] : graph.initializers()) plan->constants.emplace_back(slot(name), tensor);
+  for (const auto& name : graph.OuterScopeValues()) plan->outer_scope.emplace_back(slot(name), name);
+
+  ASSIGN_OR_RETURN(std::vector<Node*> order, graph.TopologicalOrder());
+  for (const Node* node : order) {
+    const IExecutionProvider* provider = nullptr;
+    for (const auto* p : providers) {
+      if (p->name() == node->provider) provider = p;
+    }
+    if (provider == nullptr) {
+      return absl::InternalError(absl::StrCat(node->Label(), " is assigned to unknown provider '",
+                                              node->provider, "'"));
+    }
+    ASSIGN_OR_RETURN(const KernelRegistry::Entry* entry, provider->kernel_registry().Lookup(*node, graph));
+    const onnx::OpSchema* schema = nullptr;
+    int64_t opset = graph.OpsetFor(node->domain);
+    if (opset > 0) schema = onnx::OpSchemaRegistry::Schema(node->op_type, static_cast<int>(opset), node->domain);
+    OpKernelInfo info(*node, graph, schema, provider);
+    auto kernel = entry->factory(info);
+    if (!kernel.ok()) {
+      std::string label = node->Label();
+      std::string message(kernel.status().message());
+      if (message.rfind(label, 0) != 0) message = absl::StrCat(label, ": ", message);
+      return absl::Status(kernel.status().code(), message);
+    }
+    NodeRuntime rt;
+    rt.node = node;
+    rt.kernel = *std::move(kernel);
+    rt.provider = node->provider;
+    for (const auto& in : node->inputs) rt.inputs.push_back(slot(in));
+    for (const auto& out : node->outputs) rt.outputs.push_back(slot(out));
+    plan->nodes.push_back(std::move(rt));
+  }
+  for (const auto& name : graph.outputs()) {
+    plan->output_slots.push_back(slot(name));
+    plan->output_names.push_back(name);
+  }
+
+  std::vector<NodeSlots> slots;
+  for (const auto& rt : plan->nodes) slots.push_back(NodeSlots{rt.inputs, rt.outputs});
+  std::vector<int> keep = plan->output_slots;
+  for (const auto& [s, t] : plan->constants) keep.push_back(s);
+  auto release = ComputeReleasePoints(slots, plan->num_slots(), keep);
+  for (size_t i = 0; i < plan->nodes.size(); ++i) plan->nodes[i].release_after = std::move(release[i]);
+  return plan;
+}
+
+}  // namespace onyx

@@ -1,0 +1,12 @@
+#include "providers/cpu/kernel_tables.h"
+
+namespace onyx {
+
+void RegisterCpuKernels(KernelRegistry& registry) {
+  RegisterMathKernels(registry);
+  RegisterNnKernels(registry);
+  RegisterTensorKernels(registry);
+  RegisterControlFlowKernels(registry);
+}
+
+}  // namespace onyx
