@@ -14,6 +14,8 @@
 
 namespace onyx {
 
+struct ExecutionPlan;
+
 struct NodeRuntime {
   const Node* node = nullptr;
   std::unique_ptr<OpKernel> kernel;
@@ -21,6 +23,10 @@ struct NodeRuntime {
   std::vector<int> inputs;         // slot per input, -1 when omitted
   std::vector<int> outputs;        // slot per output, -1 when omitted
   std::vector<int> release_after;  // slots whose last reader is this node
+  // Enclosing-scope values read by this node's subgraphs (kept alive until it runs).
+  std::vector<int> implicit_inputs;
+  // Compiled bodies of If/Loop/Scan, by attribute name.
+  std::map<std::string, std::unique_ptr<ExecutionPlan>> subplans;
 };
 
 struct ExecutionPlan {
@@ -32,7 +38,8 @@ struct ExecutionPlan {
   std::vector<std::string> feed_names;
   std::vector<int> output_slots;           // graph outputs, in declared order
   std::vector<std::string> output_names;
-  std::vector<std::pair<int, std::string>> outer_scope;  // slot <- enclosing value
+  // Values of enclosing graphs this (sub)graph reads: (own slot, parent slot).
+  std::vector<std::pair<int, int>> outer_scope;
 
   int num_slots() const { return static_cast<int>(slot_names.size()); }
 };

@@ -57,7 +57,7 @@ absl::StatusOr<const KernelRegistry::Entry*> KernelRegistry::Lookup(const Node& 
                                             node.domain.empty() ? "" : " in domain " + node.domain));
   }
   const onnx::OpSchema* schema = nullptr;
-  int64_t opset = graph.OpsetFor(node.domain);
+  int64_t opset = node.since_version > 0 ? node.since_version : graph.OpsetFor(node.domain);
   if (opset > 0) {
     schema = onnx::OpSchemaRegistry::Schema(node.op_type, static_cast<int>(opset), node.domain);
   }
@@ -77,6 +77,15 @@ absl::StatusOr<const KernelRegistry::Entry*> KernelRegistry::Lookup(const Node& 
   if (!type_reason.empty()) return absl::NotFoundError(type_reason);
   return absl::NotFoundError(absl::StrCat("opset not covered: ", node.op_type, " version ", version,
                                           " (kernels cover ", absl::StrJoin(ranges, ", "), ")"));
+}
+
+std::vector<const KernelRegistry::Entry*> KernelRegistry::Entries(const std::string& domain,
+                                                                  const std::string& op_type) const {
+  std::vector<const Entry*> out;
+  auto it = kernels_.find({domain, op_type});
+  if (it == kernels_.end()) return out;
+  for (const Entry& e : it->second) out.push_back(&e);
+  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> KernelRegistry::Ops() const {

@@ -32,6 +32,9 @@ class KernelRegistry {
   // The first registered kernel matching the node; NOT_FOUND with the reason.
   absl::StatusOr<const Entry*> Lookup(const Node& node, const Graph& graph) const;
 
+  // Every kernel registered for (domain, op type), in registration order.
+  std::vector<const Entry*> Entries(const std::string& domain, const std::string& op_type) const;
+
   // Every (domain, op type) with at least one kernel.
   std::vector<std::pair<std::string, std::string>> Ops() const;
   size_t size() const { return count_; }

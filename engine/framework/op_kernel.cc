@@ -1,7 +1,9 @@
 #include "framework/op_kernel.h"
 
 #include "absl/strings/str_cat.h"
+#include "onyx/status_macros.h"
 #include "exec/execution_frame.h"
+#include "exec/executor.h"
 #include "framework/tensor_proto.h"
 #include "onnx/defs/schema.h"
 
@@ -132,6 +134,12 @@ const Tensor* OpKernelInfo::ConstantInput(int i) const {
   return nullptr;
 }
 
+const ExecutionPlan* OpKernelInfo::SubgraphPlan(const std::string& attr) const {
+  if (subplans_ == nullptr) return nullptr;
+  auto it = subplans_->find(attr);
+  return it == subplans_->end() ? nullptr : it->second.get();
+}
+
 const Graph* OpKernelInfo::Subgraph(const std::string& attr) const {
   auto it = node_.subgraphs.find(attr);
   return it == node_.subgraphs.end() ? nullptr : it->second.get();
@@ -175,6 +183,25 @@ const Node& OpKernelContext::node() const { return *node_.node; }
 
 absl::Status OpKernelContext::Error(absl::string_view message) const {
   return absl::InvalidArgumentError(absl::StrCat(node_.node->Label(), ": ", message));
+}
+
+}  // namespace onyx
+
+namespace onyx {
+
+absl::Status OpKernelContext::RunSubgraph(const ExecutionPlan& plan, const std::vector<Value>& inputs,
+                                          std::vector<Value>* outputs) {
+  if (inputs.size() > plan.feed_slots.size()) {
+    return Error(absl::StrCat("subgraph takes ", plan.feed_slots.size(), " inputs, received ", inputs.size()));
+  }
+  ExecutionFrame sub(plan, frame_.run_options());
+  for (const auto& [own, parent] : plan.outer_scope) sub.mutable_value(own) = frame_.value(parent);
+  for (size_t i = 0; i < inputs.size(); ++i) sub.mutable_value(plan.feed_slots[i]) = inputs[i];
+  RETURN_IF_ERROR(ExecutePlan(sub));
+  outputs->clear();
+  outputs->reserve(plan.output_slots.size());
+  for (int slot : plan.output_slots) outputs->push_back(sub.value(slot));
+  return absl::OkStatus();
 }
 
 }  // namespace onyx

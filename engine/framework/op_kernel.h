@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,13 +37,14 @@ namespace onyx {
 class IExecutionProvider;
 class ExecutionFrame;
 struct NodeRuntime;
-class SubgraphRunner;
+struct ExecutionPlan;
 
 class OpKernelInfo {
  public:
   OpKernelInfo(const Node& node, const Graph& graph, const onnx::OpSchema* schema,
-               const IExecutionProvider* provider)
-      : node_(node), graph_(graph), schema_(schema), provider_(provider) {}
+               const IExecutionProvider* provider,
+               const std::map<std::string, std::unique_ptr<ExecutionPlan>>* subplans = nullptr)
+      : node_(node), graph_(graph), schema_(schema), provider_(provider), subplans_(subplans) {}
 
   const Node& node() const { return node_; }
   const Graph& graph() const { return graph_; }
@@ -73,6 +75,8 @@ class OpKernelInfo {
   const Tensor* ConstantInput(int i) const;
   // Subgraph attribute (If/Loop/Scan bodies), nullptr if absent.
   const Graph* Subgraph(const std::string& attr) const;
+  // The compiled plan of that subgraph, for OpKernelContext::RunSubgraph.
+  const ExecutionPlan* SubgraphPlan(const std::string& attr) const;
 
   // An INVALID_ARGUMENT status prefixed with the node's label.
   absl::Status Error(absl::string_view message) const;
@@ -84,6 +88,7 @@ class OpKernelInfo {
   const Graph& graph_;
   const onnx::OpSchema* schema_;
   const IExecutionProvider* provider_;
+  const std::map<std::string, std::unique_ptr<ExecutionPlan>>* subplans_;
 };
 
 class OpKernelContext {
@@ -105,8 +110,11 @@ class OpKernelContext {
   const Node& node() const;
   // An INVALID_ARGUMENT status prefixed with the node's label.
   absl::Status Error(absl::string_view message) const;
-  // Runs a subgraph compiled for this node (control flow kernels).
-  ExecutionFrame& frame() { return frame_; }
+  // Runs a subgraph of this node (from OpKernelInfo::SubgraphPlan) with `inputs`
+  // bound to its graph inputs in order and the enclosing values it reads taken
+  // from this run; fills `outputs` in graph output order.
+  absl::Status RunSubgraph(const ExecutionPlan& plan, const std::vector<Value>& inputs,
+                           std::vector<Value>* outputs);
 
  private:
   ExecutionFrame& frame_;

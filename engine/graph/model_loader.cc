@@ -111,7 +111,34 @@ absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions&
         absl::StrCat(ModelLabel(options), ": shape inference failed: ", e.what()));
   }
   ASSIGN_OR_RETURN(loaded.graph, Graph::FromProto(model.graph(), loaded.opsets, options.model_dir));
+  loaded.functions.assign(model.functions().begin(), model.functions().end());
   return loaded;
+}
+
+absl::Status ReinferShapes(Graph& graph, int64_t ir_version) {
+  onnx::ModelProto model;
+  model.set_ir_version(ir_version > 0 ? ir_version : 8);
+  for (const auto& [domain, version] : graph.opsets()) {
+    auto* op = model.add_opset_import();
+    op->set_domain(domain);
+    op->set_version(version);
+  }
+  graph.ToProto(model.mutable_graph());
+  try {
+    onnx::ShapeInferenceOptions inference(false, 0, true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception& e) {
+    return absl::OkStatus();  // best effort: kernels check shapes at run time
+  }
+  auto record = [&](const onnx::ValueInfoProto& vi) {
+    const ValueInfo* known = graph.FindValueInfo(vi.name());
+    if ((known == nullptr || known->type == DataType::kUndefined) && vi.has_type()) {
+      graph.SetValueInfo(vi.name(), ValueInfoFromTypeProto(vi.name(), vi.type()));
+    }
+  };
+  for (const auto& vi : model.graph().value_info()) record(vi);
+  for (const auto& vi : model.graph().output()) record(vi);
+  return absl::OkStatus();
 }
 
 }  // namespace onyx

@@ -18,6 +18,7 @@ struct LoadedModel {
   std::map<std::string, int64_t> opsets;
   int64_t ir_version = 0;
   std::string producer_name;
+  std::vector<onnx::FunctionProto> functions;  // model-local functions
 };
 
 struct LoadOptions {
@@ -31,6 +32,10 @@ struct LoadOptions {
 // unparsable bytes, checker failures, an unsupported opset (UNIMPLEMENTED),
 // overrides naming unknown inputs or contradicting fixed dims.
 absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions& options);
+
+// Re-runs ONNX shape inference over the IR (after rewrites added values) and
+// records types for values that have none yet.
+absl::Status ReinferShapes(Graph& graph, int64_t ir_version);
 
 // Highest default-domain opset the engine knows.
 constexpr int64_t kMaxSupportedOpset = 17;

@@ -1,6 +1,7 @@
 #include "optimizer/graph_transformer.h"
 
 #include "onyx/status_macros.h"
+#include "optimizer/constant_folding.h"
 #include "optimizer/eliminate_dropout.h"
 #include "optimizer/eliminate_identity.h"
 
@@ -60,6 +61,7 @@ std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(Optimization
   if (level == OptimizationLevel::kDisabled) return passes;
   passes.push_back(std::make_unique<EliminateIdentity>());
   passes.push_back(std::make_unique<EliminateDropout>());
+  passes.push_back(std::make_unique<ConstantFolding>());
   return passes;
 }
 

@@ -7,12 +7,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/parallel_for.h"
 #include "onyx/status_macros.h"
 #include "exec/executor.h"
 #include "framework/execution_provider.h"
 #include "graph/model_loader.h"
 #include "optimizer/graph_transformer.h"
+#include "partition/function_inliner.h"
 #include "partition/partitioner.h"
 #include "session/model_writer.h"
 #include "session/plan_builder.h"
@@ -42,13 +44,21 @@ namespace {
 absl::StatusOr<std::vector<std::unique_ptr<IExecutionProvider>>> CreateProviders(
     const SessionOptions& options) {
   std::vector<std::string> names = options.providers;
-  if (std::find(names.begin(), names.end(), "cpu") == names.end()) names.push_back("cpu");
   // CPU is always the last resort, whatever position it was listed at.
   names.erase(std::remove(names.begin(), names.end(), "cpu"), names.end());
   names.push_back("cpu");
   std::vector<std::unique_ptr<IExecutionProvider>> providers;
-  for (const auto& name : names) {
-    ASSIGN_OR_RETURN(auto provider, ProviderRegistry::Global().Create(name, ProviderOptions{}));
+  for (const auto& spec : names) {
+    // "name" or "name:key=value;key=value"
+    std::string name = spec.substr(0, spec.find(':'));
+    ProviderOptions provider_options;
+    if (name.size() < spec.size()) {
+      for (absl::string_view kv : absl::StrSplit(spec.substr(name.size() + 1), ';', absl::SkipEmpty())) {
+        std::pair<std::string, std::string> pair = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+        provider_options.settings[pair.first] = pair.second;
+      }
+    }
+    ASSIGN_OR_RETURN(auto provider, ProviderRegistry::Global().Create(name, provider_options));
     providers.push_back(std::move(provider));
   }
   return providers;
@@ -148,6 +158,8 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBy
 
   ASSIGN_OR_RETURN(impl->providers, CreateProviders(options));
   for (const auto& p : impl->providers) impl->provider_views.push_back(p.get());
+  ASSIGN_OR_RETURN(int inlined, InlineFunctions(graph, impl->provider_views, impl->model.functions));
+  if (inlined > 0) RETURN_IF_ERROR(ReinferShapes(graph, impl->model.ir_version));
   auto report = PartitionGraph(graph, impl->provider_views);
   if (!report.ok()) {
     return absl::Status(report.status().code(), absl::StrCat(impl->label, ": ", report.status().message()));

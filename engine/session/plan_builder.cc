@@ -10,7 +10,8 @@
 namespace onyx {
 
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
-    const Graph& graph, const std::vector<const IExecutionProvider*>& providers) {
+    const Graph& graph, const std::vector<const IExecutionProvider*>& providers,
+    const std::map<std::string, int>* parent_slots) {
   auto plan = std::make_unique<ExecutionPlan>();
   auto slot = [&](const std::string& name) -> int {
     if (name.empty()) return -1;
@@ -26,7 +27,15 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
     plan->feed_names.push_back(name);
   }
   for (const auto& [name, tensor] : graph.initializers()) plan->constants.emplace_back(slot(name), tensor);
-  for (const auto& name : graph.OuterScopeValues()) plan->outer_scope.emplace_back(slot(name), name);
+  for (const auto& name : graph.OuterScopeValues()) {
+    auto parent = parent_slots == nullptr ? nullptr : &*parent_slots;
+    auto it = parent == nullptr ? std::map<std::string, int>::const_iterator() : parent->find(name);
+    if (parent == nullptr || it == parent->end()) {
+      return absl::FailedPreconditionError(absl::StrCat("graph '", graph.name(), "' reads '", name,
+                                                        "', which no enclosing graph defines"));
+    }
+    plan->outer_scope.emplace_back(slot(name), it->second);
+  }
 
   ASSIGN_OR_RETURN(std::vector<Node*> order, graph.TopologicalOrder());
   for (const Node* node : order) {
@@ -40,9 +49,21 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
     }
     ASSIGN_OR_RETURN(const KernelRegistry::Entry* entry, provider->kernel_registry().Lookup(*node, graph));
     const onnx::OpSchema* schema = nullptr;
-    int64_t opset = graph.OpsetFor(node->domain);
+    int64_t opset = node->since_version > 0 ? node->since_version : graph.OpsetFor(node->domain);
     if (opset > 0) schema = onnx::OpSchemaRegistry::Schema(node->op_type, static_cast<int>(opset), node->domain);
-    OpKernelInfo info(*node, graph, schema, provider);
+    NodeRuntime rt;
+    for (const auto& [attr, sub] : node->subgraphs) {
+      for (const auto& name : sub->OuterScopeValues()) rt.implicit_inputs.push_back(slot(name));
+    }
+    for (const auto& [attr, sub] : node->subgraphs) {
+      auto subplan = BuildExecutionPlan(*sub, providers, &plan->slot_of);
+      if (!subplan.ok()) {
+        return absl::Status(subplan.status().code(), absl::StrCat(node->Label(), " attribute '", attr, "': ",
+                                                                  subplan.status().message()));
+      }
+      rt.subplans[attr] = *std::move(subplan);
+    }
+    OpKernelInfo info(*node, graph, schema, provider, &rt.subplans);
     auto kernel = entry->factory(info);
     if (!kernel.ok()) {
       std::string label = node->Label();
@@ -50,7 +71,6 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
       if (message.rfind(label, 0) != 0) message = absl::StrCat(label, ": ", message);
       return absl::Status(kernel.status().code(), message);
     }
-    NodeRuntime rt;
     rt.node = node;
     rt.kernel = *std::move(kernel);
     rt.provider = node->provider;
@@ -64,7 +84,11 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
   }
 
   std::vector<NodeSlots> slots;
-  for (const auto& rt : plan->nodes) slots.push_back(NodeSlots{rt.inputs, rt.outputs});
+  for (const auto& rt : plan->nodes) {
+    NodeSlots ns{rt.inputs, rt.outputs};
+    ns.inputs.insert(ns.inputs.end(), rt.implicit_inputs.begin(), rt.implicit_inputs.end());
+    slots.push_back(std::move(ns));
+  }
   std::vector<int> keep = plan->output_slots;
   for (const auto& [s, t] : plan->constants) keep.push_back(s);
   auto release = ComputeReleasePoints(slots, plan->num_slots(), keep);

@@ -14,9 +14,11 @@
 namespace onyx {
 
 // Every node must already carry a provider name found in `providers`. Kernel
-// creation failures name the node. Subgraph values that come from an enclosing
-// graph are listed in plan.outer_scope.
+// creation failures name the node. Subgraphs (If/Loop/Scan bodies) are compiled
+// recursively; `parent_slots` is the enclosing plan's slot table, from which a
+// subgraph's outer-scope values are bound (nullptr for the main graph).
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
-    const Graph& graph, const std::vector<const IExecutionProvider*>& providers);
+    const Graph& graph, const std::vector<const IExecutionProvider*>& providers,
+    const std::map<std::string, int>* parent_slots = nullptr);
 
 }  // namespace onyx

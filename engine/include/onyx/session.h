@@ -39,7 +39,8 @@ struct SessionOptions {
   OptimizationLevel optimization_level = OptimizationLevel::kAll;
   // When set, Create() writes the rewritten graph to this ONNX file.
   std::string optimized_model_path;
-  // Execution providers in priority order; "cpu" is always appended as the fallback.
+  // Execution providers in priority order, each "name" or "name:key=value;key=value"
+  // (provider options); "cpu" is always the last, as the fallback.
   std::vector<std::string> providers = {"cpu"};
   // Create() fails with the partition report when more nodes than this fall back
   // to CPU from a preferred provider; negative disables the gate.

@@ -1,8 +1,12 @@
+#include "providers/cpu/controlflow/controlflow_kernels.h"
 #include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
 
-// If, Loop and Scan register here once subgraph execution lands.
-void RegisterControlFlowKernels(KernelRegistry& r) {}
+void RegisterControlFlowKernels(KernelRegistry& r) {
+  RegisterIfKernels(r);
+  RegisterLoopKernels(r);
+  RegisterScanKernels(r);
+}
 
 }  // namespace onyx

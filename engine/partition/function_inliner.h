@@ -1,0 +1,20 @@
+// Function inlining: a node that no provider has a kernel for, but whose op is
+// defined by a function body — in the ONNX schema (Celu, Range, the loss ops,
+// window functions ...) or among the model's local functions — is replaced by
+// that body, with values renamed and attribute references resolved. Runs to a
+// fixed point, since bodies may call other function ops.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "framework/execution_provider.h"
+#include "graph/graph.h"
+
+namespace onyx {
+
+// Returns the number of nodes expanded (in this graph and its subgraphs).
+absl::StatusOr<int> InlineFunctions(Graph& graph, const std::vector<const IExecutionProvider*>& providers,
+                                    const std::vector<onnx::FunctionProto>& local_functions);
+
+}  // namespace onyx

@@ -1,0 +1,36 @@
+// A test-only execution provider that behaves like an accelerator without one:
+// it claims a configurable set of ops (running the CPU kernels for them), lives
+// on its own "device" so the partitioner inserts Memcpy nodes at every
+// boundary, and counts the copies it performs.
+//
+//   SessionOptions options;
+//   options.providers = {"test:ops=Relu+Add"};   // claims Relu and Add only
+//
+// Registered under the name "test". Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <set>
+#include <string>
+
+#include "framework/execution_provider.h"
+
+namespace onyx {
+
+class TestExecutionProvider final : public IExecutionProvider {
+ public:
+  explicit TestExecutionProvider(std::set<std::string> ops);
+
+  const char* name() const override { return "test"; }
+  const char* device() const override { return "test"; }
+  const KernelRegistry& kernel_registry() const override { return registry_; }
+
+  // Copies performed by Memcpy nodes of all test providers in this process.
+  static int64_t copies_to_host();
+  static int64_t copies_from_host();
+
+ private:
+  KernelRegistry registry_;
+};
+
+}  // namespace onyx
