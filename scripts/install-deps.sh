@@ -9,6 +9,7 @@ packages=(
   libonnx-dev libabsl-dev libspdlog-dev prometheus-cpp-dev libyaml-cpp-dev
   libdnnl-dev ocl-icd-opencl-dev opencl-headers libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy python3-grpcio python3-protobuf
+  python3-torch python3-torchvision
   locales
 )
 

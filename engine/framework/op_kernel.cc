@@ -179,6 +179,12 @@ void OpKernelContext::SetOutput(int i, Value value) {
   frame_.mutable_value(node_.outputs[i]) = std::move(value);
 }
 
+Tensor* OpKernelContext::OutputTensor(int i) {
+  if (!OutputRequested(i)) return nullptr;
+  Value& v = frame_.mutable_value(node_.outputs[i]);
+  return v.is_tensor() ? &v.mutable_tensor() : nullptr;
+}
+
 const Node& OpKernelContext::node() const { return *node_.node; }
 
 absl::Status OpKernelContext::Error(absl::string_view message) const {

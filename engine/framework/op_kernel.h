@@ -106,6 +106,8 @@ class OpKernelContext {
   absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type);
   // Sets output i to an existing value (sequences, views sharing input memory).
   void SetOutput(int i, Value value);
+  // Output i as already set or allocated by this node (nullptr if not yet).
+  Tensor* OutputTensor(int i);
 
   const Node& node() const;
   // An INVALID_ARGUMENT status prefixed with the node's label.

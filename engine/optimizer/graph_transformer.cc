@@ -2,6 +2,14 @@
 
 #include "onyx/status_macros.h"
 #include "optimizer/constant_folding.h"
+#include "optimizer/eliminate_noop_cast.h"
+#include "optimizer/eliminate_transpose_pair.h"
+#include "optimizer/fold_reshape_chain.h"
+#include "optimizer/fuse_conv_activation.h"
+#include "optimizer/fuse_conv_batchnorm.h"
+#include "optimizer/fuse_gelu.h"
+#include "optimizer/fuse_layer_norm.h"
+#include "optimizer/fuse_matmul_add.h"
 #include "optimizer/eliminate_dropout.h"
 #include "optimizer/eliminate_identity.h"
 
@@ -56,12 +64,40 @@ bool BypassNode(Graph& graph, Node& node) {
   return true;
 }
 
+Node* SoleConsumer(const Graph& graph, const std::string& value) {
+  if (value.empty() || graph.IsOutput(value)) return nullptr;
+  std::vector<Node*> consumers = graph.Consumers(value);
+  if (consumers.size() != 1) return nullptr;
+  int uses = 0;
+  for (const auto& in : consumers[0]->inputs) uses += (in == value);
+  return uses == 1 ? consumers[0] : nullptr;
+}
+
+const Tensor* ConstantValue(const Graph& graph, const std::string& value) {
+  const Tensor* t = graph.FindInitializer(value);
+  if (t == nullptr || graph.parent() != nullptr) return t;
+  for (const auto& d : graph.declared_inputs()) {
+    if (d == value) return nullptr;
+  }
+  return t;
+}
+
 std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level) {
   std::vector<std::unique_ptr<GraphTransformer>> passes;
   if (level == OptimizationLevel::kDisabled) return passes;
   passes.push_back(std::make_unique<EliminateIdentity>());
   passes.push_back(std::make_unique<EliminateDropout>());
   passes.push_back(std::make_unique<ConstantFolding>());
+  passes.push_back(std::make_unique<EliminateTransposePair>());
+  passes.push_back(std::make_unique<EliminateNoopCast>());
+  passes.push_back(std::make_unique<FoldReshapeChain>());
+  if (level == OptimizationLevel::kBasic) return passes;
+  // Extended: fusions into com.onyx operators (CPU kernels in providers/cpu/fused).
+  passes.push_back(std::make_unique<FuseConvBatchNorm>());
+  passes.push_back(std::make_unique<FuseConvActivation>());
+  passes.push_back(std::make_unique<FuseMatMulAdd>());
+  passes.push_back(std::make_unique<FuseGelu>());
+  passes.push_back(std::make_unique<FuseLayerNorm>());
   return passes;
 }
 

@@ -36,6 +36,19 @@ void ReplaceValueUses(Graph& graph, const std::string& from, const std::string& 
 // is renamed instead); returns false when neither rewrite is safe.
 bool BypassNode(Graph& graph, Node& node);
 
+// The only node reading `value`, or nullptr when it has several readers, none,
+// or is a graph output.
+Node* SoleConsumer(const Graph& graph, const std::string& value);
+
+// The initializer behind `value` when it is a true constant (not a main-graph
+// input that a feed may override), else nullptr.
+const Tensor* ConstantValue(const Graph& graph, const std::string& value);
+
+// True for a node of the default ONNX domain with this op type.
+inline bool IsOp(const Node* node, const char* op_type) {
+  return node != nullptr && node->domain.empty() && node->op_type == op_type;
+}
+
 // The passes enabled at `level`, in the order they run.
 std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level);
 

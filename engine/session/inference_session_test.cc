@@ -67,7 +67,14 @@ TEST(InferenceSessionTest, WritesOptimizedModelThatPassesTheChecker) {
   onnx::ModelProto model;
   ASSERT_TRUE(model.ParseFromIstream(&in));
   EXPECT_NO_THROW(onnx::checker::check_model(model));
-  EXPECT_EQ(model.graph().node_size(), 3);
+  // MatMul+Add fused into com.onyx FusedMatMul, Identity removed, Relu kept.
+  ASSERT_EQ(model.graph().node_size(), 2);
+  EXPECT_EQ(model.graph().node(0).domain(), "com.onyx");
+  EXPECT_EQ(model.graph().node(0).op_type(), "FusedMatMul");
+  // The rewritten model loads and runs again in a fresh session.
+  auto reloaded = InferenceSession::Create(path, {});
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_TRUE((*reloaded)->Run(RunOptions(), {{"x", Value(FloatTensor({1, 2}, {1, 2}))}}, {}).ok());
 }
 
 TEST(InferenceSessionTest, RejectsBadFeedsNamingTheInput) {

@@ -7,6 +7,7 @@ void RegisterCpuKernels(KernelRegistry& registry) {
   RegisterNnKernels(registry);
   RegisterTensorKernels(registry);
   RegisterControlFlowKernels(registry);
+  RegisterFusedKernels(registry);
 }
 
 }  // namespace onyx

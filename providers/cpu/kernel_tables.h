@@ -11,6 +11,7 @@ void RegisterMathKernels(KernelRegistry& registry);          // math/math_kernel
 void RegisterNnKernels(KernelRegistry& registry);            // nn/nn_kernels.cc
 void RegisterTensorKernels(KernelRegistry& registry);        // tensor/tensor_kernels.cc
 void RegisterControlFlowKernels(KernelRegistry& registry);   // controlflow/controlflow_kernels.cc
+void RegisterFusedKernels(KernelRegistry& registry);         // fused/fused_kernels.cc (com.onyx)
 
 void RegisterCpuKernels(KernelRegistry& registry);
 

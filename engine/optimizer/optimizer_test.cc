@@ -1,0 +1,196 @@
+// Each pass: the rewritten graph has the expected op histogram, and its outputs
+// equal the unoptimised graph's on random inputs (within 1e-5 relative).
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "onyx/session.h"
+#include "tests/util/model_builder.h"
+
+namespace onyx {
+namespace {
+
+using testing::FloatTensor;
+using testing::Int64Tensor;
+using testing::IntsAttr;
+using testing::ModelBuilder;
+using testing::RandomFloatTensor;
+
+struct Compared {
+  std::map<std::string, int64_t> before;
+  std::map<std::string, int64_t> after;
+};
+
+// Runs the model with optimisation disabled and at `level`, checks the outputs
+// agree, and returns both op histograms.
+Compared CompareLevels(const ModelBuilder& m, const Feeds& feeds, OptimizationLevel level = OptimizationLevel::kAll) {
+  SessionOptions plain;
+  plain.optimization_level = OptimizationLevel::kDisabled;
+  SessionOptions optimized;
+  optimized.optimization_level = level;
+  auto a = InferenceSession::CreateFromBytes(m.Serialize(), plain);
+  auto b = InferenceSession::CreateFromBytes(m.Serialize(), optimized);
+  EXPECT_TRUE(a.ok()) << a.status();
+  EXPECT_TRUE(b.ok()) << b.status();
+  if (!a.ok() || !b.ok()) return {};
+  auto ya = (*a)->Run(RunOptions(), feeds, {});
+  auto yb = (*b)->Run(RunOptions(), feeds, {});
+  EXPECT_TRUE(ya.ok()) << ya.status();
+  EXPECT_TRUE(yb.ok()) << yb.status();
+  if (ya.ok() && yb.ok()) {
+    EXPECT_EQ(ya->size(), yb->size());
+    for (size_t o = 0; o < ya->size() && o < yb->size(); ++o) {
+      const Tensor& ta = (*ya)[o].tensor();
+      const Tensor& tb = (*yb)[o].tensor();
+      EXPECT_EQ(ta.dims(), tb.dims());
+      for (int64_t i = 0; i < ta.num_elements() && i < tb.num_elements(); ++i) {
+        float x = ta.data<float>()[i], y = tb.data<float>()[i];
+        EXPECT_NEAR(x, y, 1e-5 * std::max(1.f, std::fabs(x))) << "output " << o << " element " << i;
+      }
+    }
+  }
+  return {(*a)->op_histogram(), (*b)->op_histogram()};
+}
+
+int64_t Count(const std::map<std::string, int64_t>& h, const std::string& op) {
+  auto it = h.find(op);
+  return it == h.end() ? 0 : it->second;
+}
+
+int64_t Total(const std::map<std::string, int64_t>& h) {
+  int64_t n = 0;
+  for (const auto& [op, c] : h) n += c;
+  return n;
+}
+
+TEST(OptimizerTest, EliminatesInferenceDropout) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 3}).Output("y", DataType::kFloat, {2, 3});
+  m.Node("Dropout", {"x"}, {"d"});
+  m.Node("Relu", {"d"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3}, 1))}});
+  EXPECT_EQ(Count(c.before, "Dropout"), 1);
+  EXPECT_EQ(Count(c.after, "Dropout"), 0);
+}
+
+TEST(OptimizerTest, FoldsExporterShapeResidue) {
+  // Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])) with a static x.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 3, 4}).Output("y", DataType::kFloat, {2, 12});
+  m.Initializer("zero", Int64Tensor({}, {0}));
+  m.Initializer("axes0", Int64Tensor({1}, {0}));
+  m.Initializer("minus_one", Int64Tensor({1}, {-1}));
+  m.Node("Shape", {"x"}, {"shape"});
+  m.Node("Gather", {"shape", "zero"}, {"batch"});
+  m.Node("Unsqueeze", {"batch", "axes0"}, {"batch1"});
+  m.Node("Concat", {"batch1", "minus_one"}, {"target"}).add_attribute()->CopyFrom(testing::IntAttr("axis", 0));
+  m.Node("Reshape", {"x", "target"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 4}, 2))}});
+  EXPECT_EQ(Total(c.before), 5);
+  EXPECT_EQ(Total(c.after), 1);
+  EXPECT_EQ(Count(c.after, "Reshape"), 1);
+}
+
+TEST(OptimizerTest, RemovesInverseTransposePairsAndNoopCasts) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 3, 4}).Output("y", DataType::kFloat, {2, 3, 4});
+  *m.Node("Transpose", {"x"}, {"t1"}).add_attribute() = IntsAttr("perm", {1, 2, 0});
+  *m.Node("Transpose", {"t1"}, {"t2"}).add_attribute() = IntsAttr("perm", {2, 0, 1});
+  *m.Node("Cast", {"t2"}, {"c"}).add_attribute() = testing::IntAttr("to", 1);
+  m.Node("Relu", {"c"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 4}, 3))}});
+  EXPECT_EQ(Total(c.before), 4);
+  EXPECT_EQ(Total(c.after), 1);
+}
+
+TEST(OptimizerTest, CollapsesReshapeChainsAndSqueezePairs) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 6}).Output("y", DataType::kFloat, {3, 4});
+  m.Initializer("s1", Int64Tensor({3}, {2, 3, 2}));
+  m.Initializer("s2", Int64Tensor({2}, {3, 4}));
+  m.Initializer("axes", Int64Tensor({1}, {0}));
+  m.Node("Reshape", {"x", "s1"}, {"r1"});
+  m.Node("Reshape", {"r1", "s2"}, {"r2"});
+  m.Node("Unsqueeze", {"r2", "axes"}, {"u"});
+  m.Node("Squeeze", {"u", "axes"}, {"s"});
+  m.Node("Relu", {"s"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 6}, 4))}});
+  EXPECT_EQ(Total(c.before), 5);
+  EXPECT_EQ(Count(c.after, "Reshape"), 1);
+  EXPECT_EQ(Count(c.after, "Squeeze") + Count(c.after, "Unsqueeze"), 0);
+}
+
+TEST(OptimizerTest, FoldsBatchNormIntoConvAndFusesResidualRelu) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 3, 6, 6}).Output("y", DataType::kFloat, {1, 3, 6, 6});
+  m.Initializer("w", RandomFloatTensor({3, 3, 3, 3}, 5));
+  m.Initializer("b", RandomFloatTensor({3}, 6));
+  m.Initializer("gamma", FloatTensor({3}, {1.5f, 0.5f, 2.f}));
+  m.Initializer("beta", FloatTensor({3}, {0.1f, -0.2f, 0.3f}));
+  m.Initializer("mean", FloatTensor({3}, {0.05f, -0.1f, 0.2f}));
+  m.Initializer("var", FloatTensor({3}, {0.9f, 1.1f, 0.5f}));
+  *m.Node("Conv", {"x", "w", "b"}, {"c"}, "conv").add_attribute() = IntsAttr("pads", {1, 1, 1, 1});
+  m.Node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"bn"});
+  m.Node("Add", {"bn", "x"}, {"sum"});
+  m.Node("Relu", {"sum"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 6, 6}, 7))}});
+  EXPECT_EQ(Total(c.before), 4);
+  EXPECT_EQ(Total(c.after), 1);
+  EXPECT_EQ(Count(c.after, "FusedConv"), 1);
+}
+
+TEST(OptimizerTest, FusesMatMulAddForBatchedInputs) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 5, 8}).Output("y", DataType::kFloat, {2, 5, 4});
+  m.Initializer("w", RandomFloatTensor({8, 4}, 8));
+  m.Initializer("b", RandomFloatTensor({4}, 9));
+  m.Node("MatMul", {"x", "w"}, {"xw"});
+  m.Node("Add", {"xw", "b"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 5, 8}, 10))}});
+  EXPECT_EQ(Total(c.after), 1);
+  EXPECT_EQ(Count(c.after, "FusedMatMul"), 1);
+  // Basic level keeps the pair.
+  auto basic = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 5, 8}, 10))}}, OptimizationLevel::kBasic);
+  EXPECT_EQ(Count(basic.after, "MatMul"), 1);
+}
+
+TEST(OptimizerTest, FusesErfGelu) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {4, 8}).Output("y", DataType::kFloat, {4, 8});
+  m.Initializer("sqrt2", FloatTensor({}, {1.4142135f}));
+  m.Initializer("one", FloatTensor({}, {1.f}));
+  m.Initializer("half", FloatTensor({}, {0.5f}));
+  m.Node("Div", {"x", "sqrt2"}, {"d"});
+  m.Node("Erf", {"d"}, {"e"});
+  m.Node("Add", {"e", "one"}, {"a"});
+  m.Node("Mul", {"x", "a"}, {"m"});
+  m.Node("Mul", {"m", "half"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({4, 8}, 11))}});
+  EXPECT_EQ(Total(c.before), 5);
+  EXPECT_EQ(Total(c.after), 1);
+  EXPECT_EQ(Count(c.after, "Gelu"), 1);
+}
+
+TEST(OptimizerTest, FusesDecomposedLayerNorm) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {3, 16}).Output("y", DataType::kFloat, {3, 16});
+  m.Initializer("two", FloatTensor({}, {2.f}));
+  m.Initializer("eps", FloatTensor({}, {1e-5f}));
+  m.Initializer("gamma", RandomFloatTensor({16}, 12));
+  m.Initializer("beta", RandomFloatTensor({16}, 13));
+  *m.Node("ReduceMean", {"x"}, {"mean"}).add_attribute() = IntsAttr("axes", {-1});
+  m.Node("Sub", {"x", "mean"}, {"d"});
+  m.Node("Pow", {"d", "two"}, {"p"});
+  *m.Node("ReduceMean", {"p"}, {"var"}).add_attribute() = IntsAttr("axes", {-1});
+  m.Node("Add", {"var", "eps"}, {"ve"});
+  m.Node("Sqrt", {"ve"}, {"s"});
+  m.Node("Div", {"d", "s"}, {"n"});
+  m.Node("Mul", {"n", "gamma"}, {"g"});
+  m.Node("Add", {"g", "beta"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({3, 16}, 14))}});
+  EXPECT_EQ(Total(c.before), 9);
+  EXPECT_EQ(Total(c.after), 1);
+  EXPECT_EQ(Count(c.after, "LayerNormalization"), 1);
+}
+
+}  // namespace
+}  // namespace onyx
