@@ -8,9 +8,16 @@ namespace {
 bool SameKnownShape(const Graph& graph, const std::string& a, const std::string& b) {
   const ValueInfo* x = graph.FindValueInfo(a);
   const ValueInfo* y = graph.FindValueInfo(b);
-  if (x == nullptr || y == nullptr || !x->has_shape || !y->has_shape || x->dims != y->dims) return false;
-  for (int64_t d : x->dims) {
-    if (d < 0) return false;
+  if (x == nullptr || y == nullptr || !x->has_shape || !y->has_shape || x->dims.size() != y->dims.size()) {
+    return false;
+  }
+  // Equal fixed dims, or the same symbolic dim (e.g. both "batch").
+  for (size_t i = 0; i < x->dims.size(); ++i) {
+    if (x->dims[i] >= 0 && x->dims[i] == y->dims[i]) continue;
+    if (x->dims[i] < 0 && y->dims[i] < 0 && !x->dim_params[i].empty() && x->dim_params[i] == y->dim_params[i]) {
+      continue;
+    }
+    return false;
   }
   return true;
 }

@@ -99,7 +99,7 @@ def main():
         model.eval()
         with torch.no_grad():
             expected = model(example)
-        torch.onnx.export(model, (example,), os.path.join(path, "model.onnx"), opset_version=13,
+        torch.onnx.export(model, (example,), os.path.join(path, "model.onnx"), opset_version=14,
                           input_names=[input_name], output_names=["output"],
                           dynamic_axes={input_name: {0: "batch"}, "output": {0: "batch"}})
         save_tensor(os.path.join(path, "test_data_set_0", "input_0.pb"), example.numpy(), input_name)
