@@ -51,7 +51,7 @@ bool FindFunction(const Node& node, const Graph& graph, const std::vector<onnx::
     try {
       return schema->BuildContextDependentFunction(ctx, *out);
     } catch (const std::exception&) {
-      return false;
+      return false;  // the node then reports "no kernel" at partitioning
     }
   }
   return false;
@@ -75,6 +75,18 @@ void RenameInGraphProto(onnx::GraphProto* g, const std::map<std::string, std::st
     }
   }
   for (auto& o : *g->mutable_output()) rename(o.mutable_name());
+}
+
+// The caller's attribute `name`, or the op schema's default for it.
+const onnx::AttributeProto* CallerAttribute(const Graph& graph, const Node& call, const std::string& name) {
+  if (const auto* given = call.FindAttribute(name)) return given;
+  int64_t opset = graph.OpsetFor(call.domain);
+  const onnx::OpSchema* schema =
+      opset > 0 ? onnx::OpSchemaRegistry::Schema(call.op_type, static_cast<int>(opset), call.domain) : nullptr;
+  if (schema == nullptr) return nullptr;
+  auto it = schema->attributes().find(name);
+  if (it == schema->attributes().end() || !it->second.default_value.has_type()) return nullptr;
+  return &it->second.default_value;
 }
 
 absl::Status Expand(Graph& graph, Node& call, const onnx::FunctionProto& function) {
@@ -114,7 +126,7 @@ absl::Status Expand(Graph& graph, Node& call, const onnx::FunctionProto& functio
     for (const auto& a : np.attribute()) {
       onnx::AttributeProto attr = a;
       if (!a.ref_attr_name().empty()) {
-        const onnx::AttributeProto* given = call.FindAttribute(a.ref_attr_name());
+        const onnx::AttributeProto* given = CallerAttribute(graph, call, a.ref_attr_name());
         if (given == nullptr) continue;  // the inner op's default applies
         attr = *given;
         attr.set_name(a.name());
@@ -140,21 +152,16 @@ absl::Status Expand(Graph& graph, Node& call, const onnx::FunctionProto& functio
 absl::StatusOr<int> InlineFunctions(Graph& graph, const std::vector<const IExecutionProvider*>& providers,
                                     const std::vector<onnx::FunctionProto>& local_functions) {
   int expanded = 0;
-  for (int round = 0; round < 16; ++round) {
-    bool changed = false;
-    for (Node* node : graph.Nodes()) {
-      for (auto& [attr, sub] : node->subgraphs) {
-        ASSIGN_OR_RETURN(int n, InlineFunctions(*sub, providers, local_functions));
-        expanded += n;
-      }
-      if (HasKernel(*node, graph, providers)) continue;
-      onnx::FunctionProto function;
-      if (!FindFunction(*node, graph, local_functions, &function)) continue;
-      RETURN_IF_ERROR(Expand(graph, *node, function));
-      ++expanded;
-      changed = true;
+  for (Node* node : graph.Nodes()) {
+    for (auto& [attr, sub] : node->subgraphs) {
+      ASSIGN_OR_RETURN(int n, InlineFunctions(*sub, providers, local_functions));
+      expanded += n;
     }
-    if (!changed) break;
+    if (HasKernel(*node, graph, providers)) continue;
+    onnx::FunctionProto function;
+    if (!FindFunction(*node, graph, local_functions, &function)) continue;
+    RETURN_IF_ERROR(Expand(graph, *node, function));
+    ++expanded;
   }
   return expanded;
 }

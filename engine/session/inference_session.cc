@@ -158,8 +158,11 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBy
 
   ASSIGN_OR_RETURN(impl->providers, CreateProviders(options));
   for (const auto& p : impl->providers) impl->provider_views.push_back(p.get());
-  ASSIGN_OR_RETURN(int inlined, InlineFunctions(graph, impl->provider_views, impl->model.functions));
-  if (inlined > 0) RETURN_IF_ERROR(ReinferShapes(graph, impl->model.ir_version));
+  for (int round = 0; round < 16; ++round) {
+    ASSIGN_OR_RETURN(int inlined, InlineFunctions(graph, impl->provider_views, impl->model.functions));
+    if (inlined == 0) break;
+    RETURN_IF_ERROR(ReinferShapes(graph, impl->model.ir_version));
+  }
   auto report = PartitionGraph(graph, impl->provider_views);
   if (!report.ok()) {
     return absl::Status(report.status().code(), absl::StrCat(impl->label, ": ", report.status().message()));
