@@ -1,6 +1,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -26,6 +27,7 @@ const char kRunHelp[] =
     "  --providers LIST        execution providers in priority order, e.g. cuda,cpu (default cpu)\n"
     "  --optimized-model PATH  also write the rewritten graph to PATH\n"
     "  --threads N             intra-op threads (default: the process's CPU quota)\n"
+    "  --repeat N              run N times (steady-state memory and timing); writes the last outputs\n"
     "\n"
     "Exits 0 on success; otherwise prints one line with the reason and exits 1\n"
     "(2 for bad flags).\n";
@@ -52,7 +54,7 @@ int RunCommand(const std::vector<std::string>& args) {
       return 0;
     }
     static const char* kKnown[] = {"--model", "--inputs", "--outputs", "--optimization",
-                                   "--providers", "--optimized-model", "--threads"};
+                                   "--providers", "--optimized-model", "--threads", "--repeat"};
     bool known = false;
     for (const char* k : kKnown) known |= args[i] == k;
     if (!known || i + 1 >= args.size()) {
@@ -94,8 +96,16 @@ int RunCommand(const std::vector<std::string>& args) {
     if (!value.ok()) return Fail(std::string(value.status().message()));
     feeds.emplace_back(inputs[i].name, *std::move(value));
   }
-  auto outputs = (*session)->Run(RunOptions(), feeds, {});
-  if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
+  int repeat = flags.count("--repeat") ? std::atoi(flags["--repeat"].c_str()) : 1;
+  if (repeat < 1) {
+    std::fprintf(stderr, "onyx run: --repeat expects a positive integer, received '%s'\n", flags["--repeat"].c_str());
+    return 2;
+  }
+  absl::StatusOr<std::vector<Value>> outputs;
+  for (int i = 0; i < repeat; ++i) {
+    outputs = (*session)->Run(RunOptions(), feeds, {});
+    if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
+  }
 
   mkdir(flags["--outputs"].c_str(), 0755);
   const auto& infos = (*session)->outputs();

@@ -1,16 +1,105 @@
 #include "exec/execution_frame.h"
 
+#include <cstring>
+#include <set>
+
 namespace onyx {
 
-ExecutionFrame::ExecutionFrame(const ExecutionPlan& plan, const RunOptions& options)
-    : plan_(plan), options_(options), values_(plan.num_slots()) {
+ExecutionFrame::ExecutionFrame(const ExecutionPlan& plan, const RunOptions& options, FrameMemory memory)
+    : plan_(plan), options_(options), memory_(memory), values_(plan.num_slots()) {
   for (const auto& [slot, tensor] : plan.constants) values_[slot] = Value(tensor);
 }
 
-absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type,
-                                                       absl::Span<const int64_t> dims) {
-  values_[slot] = Value(Tensor::Allocate(type, dims));
+absl::Status ExecutionFrame::Init() {
+  if (memory_.pattern == nullptr || memory_.arena == nullptr || memory_.pattern->pattern.total_bytes == 0) {
+    return absl::OkStatus();
+  }
+  BFCArena* arena = memory_.arena;
+  auto block = arena->Allocate(memory_.pattern->pattern.total_bytes);
+  if (!block.ok()) return block.status();
+  block_ = std::shared_ptr<void>(*block, [arena](void* p) { arena->Free(p); });
+  return absl::OkStatus();
+}
+
+void ExecutionFrame::SetValue(int slot, Value value) {
+  if (memory_.learn) {
+    // A view of a recorded buffer (or a sequence holding one) keeps it alive.
+    auto note = [&](const Tensor& t) {
+      const char* p = static_cast<const char*>(t.raw());
+      if (p == nullptr || live_.empty()) return;
+      auto it = live_.upper_bound(p);
+      if (it == live_.begin()) return;
+      --it;
+      if (p < it->first + std::max<size_t>(it->second.first, 1)) aliases_.emplace_back(slot, it->second.second);
+    };
+    if (value.is_tensor()) note(value.tensor());
+    if (value.is_sequence()) {
+      for (const Tensor& t : value.sequence()) note(t);
+    }
+  }
+  values_[slot] = std::move(value);
+}
+
+absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims) {
+  if (type == DataType::kString || memory_.arena == nullptr) {
+    values_[slot] = Value(Tensor::Allocate(type, dims));
+    return &values_[slot].mutable_tensor();
+  }
+  const size_t bytes = static_cast<size_t>(NumElements(dims)) * ElementSize(type);
+  void* data = nullptr;
+  std::shared_ptr<void> owner;
+  if (block_ != nullptr) {
+    const MemoryPattern& pattern = memory_.pattern->pattern;
+    auto it = pattern.offset_of.find(slot);
+    if (it != pattern.offset_of.end() && pattern.bytes_of.at(slot) >= bytes) {
+      data = static_cast<char*>(block_.get()) + it->second;
+      owner = block_;
+    }
+  }
+  if (data == nullptr) {
+    BFCArena* arena = memory_.arena;
+    auto chunk = arena->Allocate(bytes);
+    if (!chunk.ok()) return chunk.status();
+    data = *chunk;
+    owner = std::shared_ptr<void>(data, [arena](void* p) { arena->Free(p); });
+  }
+  if (bytes > 0) std::memset(data, 0, bytes);
+  values_[slot] = Value(Tensor::FromBuffer(type, dims, data, std::move(owner)));
+  if (memory_.learn) {
+    const char* begin = static_cast<const char*>(data);
+    recorded_[slot] = Recorded{begin, bytes, current_node_};
+    // The arena hands out these bytes again only once every earlier buffer
+    // overlapping them is dead: forget those, so views resolve to live buffers.
+    auto it = live_.lower_bound(begin);
+    if (it != live_.begin() && std::prev(it)->first + std::max<size_t>(std::prev(it)->second.first, 1) > begin) --it;
+    while (it != live_.end() && it->first < begin + std::max<size_t>(bytes, 1)) it = live_.erase(it);
+    live_[begin] = {bytes, slot};
+  }
   return &values_[slot].mutable_tensor();
+}
+
+std::shared_ptr<const LearnedPattern> ExecutionFrame::Learn() const {
+  // Where each slot dies: the node that releases it; never = escapes the run.
+  constexpr int kNever = 1 << 30;
+  std::vector<int> dies(plan_.num_slots(), kNever);
+  for (int i = 0; i < static_cast<int>(plan_.nodes.size()); ++i) {
+    for (int s : plan_.nodes[i].release_after) dies[s] = i;
+  }
+  std::map<int, int> last;  // root slot -> last use over itself and its views
+  for (const auto& [slot, rec] : recorded_) last[slot] = dies[slot];
+  for (const auto& [view, root] : aliases_) {
+    if (last.count(root)) last[root] = std::max(last[root], dies[view]);
+  }
+  std::vector<BufferRequest> requests;
+  for (const auto& [slot, rec] : recorded_) {
+    if (last[slot] == kNever) continue;  // a graph output or viewed by one
+    requests.push_back(BufferRequest{slot, rec.bytes, rec.first, last[slot]});
+  }
+  auto learned = std::make_shared<LearnedPattern>();
+  learned->pattern = PlanMemoryPattern(requests);
+
+  learned->bytes_without_reuse = TotalWithoutReuse(requests);
+  return learned;
 }
 
 }  // namespace onyx

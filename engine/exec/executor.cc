@@ -8,7 +8,9 @@ namespace onyx {
 absl::Status ExecutePlan(ExecutionFrame& frame) {
   const ExecutionPlan& plan = frame.plan();
   const RunOptions& options = frame.run_options();
-  for (const NodeRuntime& node : plan.nodes) {
+  for (size_t position = 0; position < plan.nodes.size(); ++position) {
+    const NodeRuntime& node = plan.nodes[position];
+    frame.set_current_node(static_cast<int>(position));
     if (options.terminate != nullptr && options.terminate->load(std::memory_order_relaxed)) {
       return absl::CancelledError(absl::StrCat("run", options.run_tag.empty() ? "" : " '" + options.run_tag + "'",
                                                " was cancelled before ", node.node->Label()));

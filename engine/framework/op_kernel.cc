@@ -176,7 +176,7 @@ absl::StatusOr<Tensor*> OpKernelContext::Output(int i, absl::Span<const int64_t>
 
 void OpKernelContext::SetOutput(int i, Value value) {
   if (!OutputRequested(i)) return;
-  frame_.mutable_value(node_.outputs[i]) = std::move(value);
+  frame_.SetValue(node_.outputs[i], std::move(value));
 }
 
 Tensor* OpKernelContext::OutputTensor(int i) {
@@ -200,7 +200,7 @@ absl::Status OpKernelContext::RunSubgraph(const ExecutionPlan& plan, const std::
   if (inputs.size() > plan.feed_slots.size()) {
     return Error(absl::StrCat("subgraph takes ", plan.feed_slots.size(), " inputs, received ", inputs.size()));
   }
-  ExecutionFrame sub(plan, frame_.run_options());
+  ExecutionFrame sub(plan, frame_.run_options(), FrameMemory{frame_.arena(), nullptr, false});
   for (const auto& [own, parent] : plan.outer_scope) sub.mutable_value(own) = frame_.value(parent);
   for (size_t i = 0; i < inputs.size(); ++i) sub.mutable_value(plan.feed_slots[i]) = inputs[i];
   RETURN_IF_ERROR(ExecutePlan(sub));

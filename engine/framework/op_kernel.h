@@ -102,7 +102,8 @@ class OpKernelContext {
   const Value* InputValue(int i) const;
   int OutputCount() const;
   bool OutputRequested(int i) const;
-  // Allocates output i (row-major). RESOURCE_EXHAUSTED when memory is capped.
+  // Allocates output i (row-major, zero-filled). RESOURCE_EXHAUSTED when the
+  // arena's cap is reached.
   absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type);
   // Sets output i to an existing value (sequences, views sharing input memory).
   void SetOutput(int i, Value value);

@@ -11,6 +11,8 @@
 #include "common/parallel_for.h"
 #include "onyx/status_macros.h"
 #include "exec/executor.h"
+#include "exec/pattern_cache.h"
+#include "framework/device_arena.h"
 #include "framework/execution_provider.h"
 #include "graph/model_loader.h"
 #include "optimizer/graph_transformer.h"
@@ -35,6 +37,10 @@ class InferenceSession::Impl {
   std::set<std::string> required_inputs;
   PartitionReport report;
   std::map<std::string, int64_t> histogram;
+  bool enable_mem_pattern = true;
+  std::unique_ptr<PatternCache> patterns;
+  mutable std::atomic<int64_t> last_planned{0};
+  mutable std::atomic<int64_t> last_unplanned{0};
 
   absl::Status ValidateFeed(const std::string& name, const Value& value) const;
 };
@@ -136,6 +142,8 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBy
   auto impl = std::make_unique<Impl>();
   impl->label = options.model_name.empty() ? "model" : "model '" + options.model_name + "'";
   if (options.intra_op_threads > 0) SetIntraOpThreads(options.intra_op_threads);
+  impl->enable_mem_pattern = options.enable_mem_pattern;
+  impl->patterns = std::make_unique<PatternCache>(std::max(options.mem_pattern_cache_size, 0));
 
   LoadOptions load;
   load.model_name = options.model_name;
@@ -204,7 +212,19 @@ absl::StatusOr<std::vector<Value>> InferenceSession::Run(const RunOptions& optio
                                                          const std::vector<std::string>& output_names) const {
   const Impl& s = *impl_;
   const ExecutionPlan& plan = *s.plan;
-  ExecutionFrame frame(plan, options);
+  std::string signature;
+  std::shared_ptr<const LearnedPattern> pattern;
+  if (s.enable_mem_pattern) {
+    for (const auto& [name, value] : feeds) {
+      absl::StrAppend(&signature, name, "=");
+      if (value.is_tensor()) absl::StrAppend(&signature, DimsToString(value.tensor().dims()));
+      absl::StrAppend(&signature, ";");
+    }
+    pattern = s.patterns->Find(signature);
+  }
+  FrameMemory memory{&CpuArena(), pattern.get(), s.enable_mem_pattern && pattern == nullptr};
+  ExecutionFrame frame(plan, options, memory);
+  RETURN_IF_ERROR(frame.Init());
   std::vector<bool> fed(plan.feed_slots.size(), false);
   for (const auto& [name, value] : feeds) {
     auto it = s.feed_index.find(name);
@@ -241,6 +261,12 @@ absl::StatusOr<std::vector<Value>> InferenceSession::Run(const RunOptions& optio
     }
   }
   RETURN_IF_ERROR(ExecutePlan(frame));
+  if (memory.learn) {
+    std::shared_ptr<const LearnedPattern> learned = frame.Learn();
+    s.last_planned = static_cast<int64_t>(learned->pattern.total_bytes);
+    s.last_unplanned = static_cast<int64_t>(learned->bytes_without_reuse);
+    s.patterns->Insert(signature, std::move(learned));
+  }
   std::vector<Value> outputs;
   outputs.reserve(wanted.size());
   for (int slot : wanted) outputs.push_back(frame.value(slot));
@@ -250,6 +276,14 @@ absl::StatusOr<std::vector<Value>> InferenceSession::Run(const RunOptions& optio
 const std::vector<ValueInfo>& InferenceSession::inputs() const { return impl_->inputs; }
 const std::vector<ValueInfo>& InferenceSession::outputs() const { return impl_->outputs; }
 const PartitionReport& InferenceSession::partition_report() const { return impl_->report; }
+
+MemoryPlanInfo InferenceSession::memory_plan_info() const {
+  MemoryPlanInfo info;
+  info.patterns = static_cast<int64_t>(impl_->patterns->size());
+  info.planned_bytes = impl_->last_planned.load();
+  info.without_reuse_bytes = impl_->last_unplanned.load();
+  return info;
+}
 const std::map<std::string, int64_t>& InferenceSession::op_histogram() const { return impl_->histogram; }
 
 }  // namespace onyx

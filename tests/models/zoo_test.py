@@ -5,7 +5,8 @@ usage: zoo_test.py --onyx BIN --models DIR
 
 Models come from gen_zoo_models.py (torch exports with torch-computed reference
 outputs). Each model: inspect must succeed and print a partition report with no
-CPU fallback; run's output must match torch within rtol 1e-3, atol 1e-4.
+CPU fallback; run (three times, so the later runs use the learned memory
+pattern) must match torch within rtol 1e-3, atol 1e-4.
 """
 import argparse
 import os
@@ -38,7 +39,8 @@ def main():
             problems.append("inspect failed: " + (inspect.stderr.strip() or inspect.stdout[-200:]))
         with tempfile.TemporaryDirectory() as out:
             run = subprocess.run([args.onyx, "run", "--model", model, "--inputs",
-                                  os.path.join(case, "test_data_set_0"), "--outputs", out],
+                                  os.path.join(case, "test_data_set_0"), "--outputs", out,
+                                  "--repeat", "3"],
                                  capture_output=True, text=True)
             if run.returncode != 0:
                 problems.append("run failed: " + run.stderr.strip())

@@ -54,6 +54,18 @@ struct SessionOptions {
   std::string model_name;
   // Where external-data weight files are looked up when created from bytes.
   std::string model_dir;
+  // Learn each input-shape signature's memory pattern on its first run and
+  // serve later runs' intermediates from one arena block laid out by it.
+  bool enable_mem_pattern = true;
+  // Patterns kept per session (least recently used dropped beyond this).
+  int mem_pattern_cache_size = 16;
+};
+
+// What memory planning achieved for the most recent learned pattern.
+struct MemoryPlanInfo {
+  int64_t patterns = 0;             // patterns cached
+  int64_t planned_bytes = 0;        // one block holding every planned intermediate
+  int64_t without_reuse_bytes = 0;  // the same buffers without any reuse
 };
 
 struct RunOptions {
@@ -110,6 +122,7 @@ class InferenceSession {
   const std::vector<ValueInfo>& inputs() const;
   const std::vector<ValueInfo>& outputs() const;
   const PartitionReport& partition_report() const;
+  MemoryPlanInfo memory_plan_info() const;
   // op_type -> node count of the graph after rewriting.
   const std::map<std::string, int64_t>& op_histogram() const;
 

@@ -1,0 +1,98 @@
+// Steady-state memory behaviour of a session: after the first run of a shape
+// (which learns the memory pattern), runs make no device allocations and at
+// most one arena reservation for all intermediates, and compute the same
+// results as the learning run.
+#include "framework/device_arena.h"
+#include "gtest/gtest.h"
+#include "onyx/session.h"
+#include "tests/util/model_builder.h"
+
+namespace onyx {
+namespace {
+
+using testing::Int64Tensor;
+using testing::IntsAttr;
+using testing::ModelBuilder;
+using testing::RandomFloatTensor;
+
+// Conv -> Relu -> Reshape (a view) -> MatMul -> Relu -> Softmax, two outputs.
+ModelBuilder Network() {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 3, 8, 8});
+  m.Output("probs", DataType::kFloat, {2, 10}).Output("features", DataType::kFloat, {2, 4, 8, 8});
+  m.Initializer("w", RandomFloatTensor({4, 3, 3, 3}, 1));
+  m.Initializer("shape", Int64Tensor({2}, {2, 256}));
+  m.Initializer("fc", RandomFloatTensor({256, 10}, 2));
+  *m.Node("Conv", {"x", "w"}, {"c"}).add_attribute() = IntsAttr("pads", {1, 1, 1, 1});
+  m.Node("Relu", {"c"}, {"features"});
+  m.Node("Reshape", {"features", "shape"}, {"flat"});
+  m.Node("MatMul", {"flat", "fc"}, {"logits"});
+  m.Node("Relu", {"logits"}, {"r"});
+  m.Node("Softmax", {"r"}, {"probs"});
+  return m;
+}
+
+TEST(MemoryPlanTest, SteadyStateRunsReserveOneBlockAndNeverExtend) {
+  SessionOptions options;
+  options.optimization_level = OptimizationLevel::kDisabled;  // keep every intermediate
+  auto session = InferenceSession::CreateFromBytes(Network().Serialize(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  Feeds feeds = {{"x", Value(RandomFloatTensor({2, 3, 8, 8}, 3))}};
+  auto first = (*session)->Run(RunOptions(), feeds, {});  // learns the pattern
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());  // warms the arena's bins
+
+  BFCArena::Stats before = CpuArena().GetStats();
+  constexpr int kRuns = 50;
+  for (int i = 0; i < kRuns; ++i) {
+    auto out = (*session)->Run(RunOptions(), feeds, {});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (size_t o = 0; o < out->size(); ++o) {
+      const Tensor& a = (*first)[o].tensor();
+      const Tensor& b = (*out)[o].tensor();
+      ASSERT_EQ(a.dims(), b.dims());
+      for (int64_t k = 0; k < a.num_elements(); ++k) ASSERT_EQ(a.data<float>()[k], b.data<float>()[k]);
+    }
+  }
+  BFCArena::Stats after = CpuArena().GetStats();
+  EXPECT_EQ(after.extends, before.extends) << "a warm run asked the device allocator for memory";
+  // Per run: one block for the intermediates plus one chunk per graph output.
+  EXPECT_LE(after.allocations - before.allocations, kRuns * (1 + 2));
+
+  MemoryPlanInfo info = (*session)->memory_plan_info();
+  EXPECT_EQ(info.patterns, 1);
+  EXPECT_GT(info.planned_bytes, 0);
+  EXPECT_LT(info.planned_bytes, info.without_reuse_bytes);
+}
+
+TEST(MemoryPlanTest, PatternCacheIsBoundedAcrossShapes) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {-1, 4}).Output("y", DataType::kFloat, {-1, 4});
+  m.Node("Relu", {"x"}, {"a"});
+  m.Node("Relu", {"a"}, {"b"});
+  m.Node("Relu", {"b"}, {"y"});
+  SessionOptions options;
+  options.optimization_level = OptimizationLevel::kDisabled;
+  options.mem_pattern_cache_size = 4;
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), options);
+  ASSERT_TRUE(session.ok());
+  for (int batch = 1; batch <= 10; ++batch) {
+    Feeds feeds = {{"x", Value(RandomFloatTensor({batch, 4}, batch))}};
+    ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());
+    ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());
+  }
+  EXPECT_EQ((*session)->memory_plan_info().patterns, 4);
+}
+
+TEST(MemoryPlanTest, DisabledPatternsStillRun) {
+  SessionOptions options;
+  options.enable_mem_pattern = false;
+  auto session = InferenceSession::CreateFromBytes(Network().Serialize(), options);
+  ASSERT_TRUE(session.ok());
+  Feeds feeds = {{"x", Value(RandomFloatTensor({2, 3, 8, 8}, 3))}};
+  ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());
+  EXPECT_EQ((*session)->memory_plan_info().patterns, 0);
+}
+
+}  // namespace
+}  // namespace onyx
