@@ -1,0 +1,94 @@
+// Gemm: Y = alpha * op(A) * op(B) + beta * C, C unidirectionally broadcast.
+// float16/bfloat16 compute in float.
+#include "onyx/status_macros.h"
+#include "framework/op_kernel.h"
+#include "providers/cpu/math/math_kernels.h"
+#include "providers/cpu/math/broadcast.h"
+#include "providers/cpu/math/element_util.h"
+#include "providers/cpu/math/gemm_util.h"
+#include "providers/cpu/type_dispatch.h"
+
+namespace onyx {
+namespace {
+
+class Gemm final : public OpKernel {
+ public:
+  explicit Gemm(const OpKernelInfo& info)
+      : trans_a_(info.AttrOr<int64_t>("transA", 0) != 0),
+        trans_b_(info.AttrOr<int64_t>("transB", 0) != 0),
+        alpha_(info.AttrOr<float>("alpha", 1.f)),
+        beta_(info.AttrOr<float>("beta", 1.f)) {}
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const Tensor* a_in, RequireInput(ctx, 0, "A"));
+    ASSIGN_OR_RETURN(const Tensor* b_in, RequireInput(ctx, 1, "B"));
+    const Tensor* c_in = ctx.Input(2);
+    // float16/bfloat16 multiply in float.
+    const Tensor a = UpcastToFloat(*a_in);
+    const Tensor b = UpcastToFloat(*b_in);
+    Tensor c_float = c_in != nullptr ? UpcastToFloat(*c_in) : Tensor();
+    const Tensor* c = c_in != nullptr ? &c_float : nullptr;
+    if (a.rank() != 2 || b.rank() != 2) {
+      return ctx.Error(absl::StrCat("A and B must be 2-D, received ", DimsToString(a.dims()), " and ",
+                                    DimsToString(b.dims())));
+    }
+    const int64_t m = trans_a_ ? a.dims()[1] : a.dims()[0];
+    const int64_t k = trans_a_ ? a.dims()[0] : a.dims()[1];
+    const int64_t kb = trans_b_ ? b.dims()[1] : b.dims()[0];
+    const int64_t n = trans_b_ ? b.dims()[0] : b.dims()[1];
+    if (k != kb) {
+      return ctx.Error(absl::StrCat("inner dimensions differ: A ", DimsToString(a.dims()), " transA=", trans_a_,
+                                    ", B ", DimsToString(b.dims()), " transB=", trans_b_));
+    }
+    ASSIGN_OR_RETURN(Tensor* y_out, ctx.Output(0, {m, n}, a_in->type()));
+    Tensor y_float = IsHalfLike(a_in->type()) ? Tensor::Allocate(DataType::kFloat, {m, n}) : *y_out;
+    Tensor* y = &y_float;
+    const bool use_c = c != nullptr && beta_ != 0.f;
+    if (use_c) {
+      auto shape = BroadcastShape(c->dims(), y->dims());
+      if (!shape.ok() || *shape != y->dims()) {
+        return ctx.Error(absl::StrCat("C of shape ", DimsToString(c->dims()), " cannot broadcast to ",
+                                      DimsToString(y->dims())));
+      }
+    }
+    absl::Status status = DispatchTypes<float, double, int32_t, int64_t, uint32_t, uint64_t>(a.type(), [&](auto tag) {
+      using T = decltype(tag);
+      T* out = y->mutable_data<T>();
+      if (use_c) {
+        // y = C broadcast, then y = alpha*AB + beta*y.
+        Tensor zero = Tensor::Allocate(a.type(), {1});
+        BroadcastBinary<T, T>(*c, zero, *y, [](T cv, T) { return cv; });
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        return Sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.data<float>(), a.dims()[1], b.data<float>(),
+                     b.dims()[1], use_c ? beta_ : 0.f, out, n);
+      } else {
+        GemmReference<T>(trans_a_, trans_b_, m, n, k, static_cast<T>(alpha_), a.data<T>(), a.dims()[1],
+                         b.data<T>(), b.dims()[1], use_c ? static_cast<T>(beta_) : T(0), out, n);
+        return absl::OkStatus();
+      }
+    });
+    if (!status.ok() || !IsHalfLike(a_in->type())) return status;
+    DowncastFromFloat(y_float, *y_out);
+    return absl::OkStatus();
+  }
+
+ private:
+  bool trans_a_;
+  bool trans_b_;
+  float alpha_;
+  float beta_;
+};
+
+}  // namespace
+
+void RegisterGemmKernels(KernelRegistry& r) {
+  r.Register(KernelDefBuilder("Gemm")
+                 .Since(7)
+                 .Types("T", {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,
+                              DataType::kInt32, DataType::kInt64, DataType::kUint32, DataType::kUint64})
+                 .Build(),
+             MakeFactory<Gemm>());
+}
+
+}  // namespace onyx

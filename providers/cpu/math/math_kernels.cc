@@ -1,0 +1,24 @@
+#include "providers/cpu/kernel_tables.h"
+#include "providers/cpu/math/math_kernels.h"
+
+namespace onyx {
+
+void RegisterMathKernels(KernelRegistry& r) {
+  RegisterActivationKernels(r);
+  RegisterBinaryKernels(r);
+  RegisterCompareKernels(r);
+  RegisterCumSumKernels(r);
+  RegisterDetKernels(r);
+  RegisterEinsumKernels(r);
+  RegisterElementwiseKernels(r);
+  RegisterGemmKernels(r);
+  RegisterMatMulKernels(r);
+  RegisterQuantMatMulKernels(r);
+  RegisterReduceKernels(r);
+  RegisterSignalKernels(r);
+  RegisterSoftmaxKernels(r);
+  RegisterUnaryKernels(r);
+  RegisterVariadicKernels(r);
+}
+
+}  // namespace onyx

@@ -1,0 +1,69 @@
+// MatMul with numpy semantics (see MatMulShape). float goes through oneDNN's
+// sgemm; float16/bfloat16 multiply in float.
+#include "onyx/status_macros.h"
+#include "framework/op_kernel.h"
+#include "providers/cpu/math/element_util.h"
+#include "providers/cpu/math/gemm_util.h"
+#include "providers/cpu/math/math_kernels.h"
+#include "providers/cpu/math/matmul_shape.h"
+
+namespace onyx {
+namespace {
+
+class MatMul final : public OpKernel {
+ public:
+  explicit MatMul(const OpKernelInfo&) {}
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const Tensor* a_in, RequireInput(ctx, 0, "A"));
+    ASSIGN_OR_RETURN(const Tensor* b_in, RequireInput(ctx, 1, "B"));
+    const Tensor a = UpcastToFloat(*a_in);
+    const Tensor b = UpcastToFloat(*b_in);
+    if (a.type() != b.type()) {
+      return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(a_in->type()), " vs ",
+                                    DataTypeName(b_in->type())));
+    }
+    auto shape = MatMulShape::Make(a.dims(), b.dims());
+    if (!shape.ok()) return ctx.Error(shape.status().message());
+    const MatMulShape& s = *shape;
+    ASSIGN_OR_RETURN(Tensor* y_out, ctx.Output(0, s.out, a_in->type()));
+    Tensor y = IsHalfLike(a_in->type()) ? Tensor::Allocate(DataType::kFloat, s.out) : *y_out;
+    if (y.num_elements() == 0) return absl::OkStatus();
+    const int64_t m = s.m, k = s.k, n = s.n;
+    absl::Status status = DispatchTypes<float, double, int32_t, int64_t, uint32_t, uint64_t>(a.type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* py = y.mutable_data<T>();
+      auto gemm = [&](int64_t rows, const T* x, const T* w, T* out) -> absl::Status {
+        if constexpr (std::is_same_v<T, float>) {
+          return Sgemm(false, false, rows, n, k, 1.f, x, k, w, n, 0.f, out, n);
+        } else {
+          GemmReference<T>(false, false, rows, n, k, T(1), x, k, w, n, T(0), out, n);
+          return absl::OkStatus();
+        }
+      };
+      if (s.b_shared) return gemm(s.batches * m, pa, pb, py);  // one large multiply
+      for (int64_t i = 0; i < s.batches; ++i) {
+        RETURN_IF_ERROR(gemm(m, pa + s.a_offset[i] * m * k, pb + s.b_offset[i] * k * n, py + i * m * n));
+      }
+      return absl::OkStatus();
+    });
+    if (!status.ok() || !IsHalfLike(a_in->type())) return status;
+    DowncastFromFloat(y, *y_out);
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterMatMulKernels(KernelRegistry& r) {
+  r.Register(KernelDefBuilder("MatMul")
+                 .Since(1)
+                 .Types("T", {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,
+                              DataType::kInt32, DataType::kInt64, DataType::kUint32, DataType::kUint64})
+                 .Build(),
+             MakeFactory<MatMul>());
+}
+
+}  // namespace onyx

@@ -1,0 +1,23 @@
+list(APPEND ONYX_CPU_KERNEL_SOURCES
+  math/activation.cc
+  math/binary.cc
+  math/broadcast.cc
+  math/compare.cc
+  math/cumsum.cc
+  math/det.cc
+  math/einsum.cc
+  math/element_util.cc
+  math/elementwise.cc
+  math/gemm.cc
+  math/gemm_util.cc
+  math/math_kernels.cc
+  math/matmul.cc
+  math/matmul_shape.cc
+  math/quant_matmul.cc
+  math/reduce.cc
+  math/reduce_plan.cc
+  math/signal.cc
+  math/softmax.cc
+  math/unary.cc
+  math/variadic.cc
+)

@@ -1,0 +1,57 @@
+// UnaryKernel<Op>: a kernel applying Op element-wise with y of x's shape and
+// type. Op is a functor constructed from the OpKernelInfo (for attributes) that
+// declares the C++ types it computes in and a templated call operator:
+//
+//   struct Neg {
+//     using Types = SignedCompute;
+//     explicit Neg(const OpKernelInfo&) {}
+//     template <typename T> T operator()(T x) const { return -x; }
+//   };
+//
+// float16/bfloat16 inputs are computed in float. The loop is a plain indexed
+// loop over contiguous memory so the compiler can vectorise it.
+#pragma once
+
+#include "common/parallel_for.h"
+#include "framework/op_kernel.h"
+#include "onyx/status_macros.h"
+#include "providers/cpu/math/element_util.h"
+
+namespace onyx {
+
+template <typename T, typename Op>
+void MapElements(const T* in, T* out, int64_t n, const Op& op) {
+  ParallelFor(n, 16384, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = op(in[i]);
+  });
+}
+
+template <typename Op>
+class UnaryKernel final : public OpKernel {
+ public:
+  explicit UnaryKernel(const OpKernelInfo& info) : op_(info) {}
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const Tensor* x, RequireInput(ctx, 0, "X"));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, x->dims(), x->type()));
+    if (IsHalfLike(x->type())) {
+      Tensor xf = UpcastToFloat(*x);
+      Tensor yf = Tensor::Allocate(DataType::kFloat, x->dims());
+      MapElements(xf.data<float>(), yf.mutable_data<float>(), xf.num_elements(), op_);
+      DowncastFromFloat(yf, *y);
+      return absl::OkStatus();
+    }
+    absl::Status s = DispatchList(typename Op::Types{}, x->type(), [&](auto tag) {
+      using T = decltype(tag);
+      MapElements(x->data<T>(), y->mutable_data<T>(), x->num_elements(), op_);
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return ctx.Error(s.message());
+    return s;
+  }
+
+ private:
+  Op op_;
+};
+
+}  // namespace onyx

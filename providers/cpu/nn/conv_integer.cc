@@ -1,0 +1,117 @@
+// ConvInteger (int32 output) and QLinearConv (requantized 8-bit output):
+// inputs have their zero points subtracted (per tensor, or per output channel
+// for the weights) and the convolution accumulates in int32.
+#include "onyx/status_macros.h"
+#include "providers/cpu/math/element_util.h"
+#include "providers/cpu/math/quantize_util.h"
+#include "providers/cpu/nn/conv_attributes.h"
+#include "providers/cpu/nn/conv_util.h"
+#include "providers/cpu/nn/nn_kernels.h"
+
+namespace onyx {
+namespace {
+
+bool Is8Bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
+
+// The int32 convolution of (x - x_zp) and (w - w_zp[oc]).
+absl::StatusOr<std::vector<int32_t>> IntegerConv(const OpKernelContext& ctx, const ConvAttributes& attrs,
+                                                 int64_t group, const Tensor& x, const Tensor* x_zp,
+                                                 const Tensor& w, const Tensor* w_zp, ConvShape* shape) {
+  if (!Is8Bit(x.type()) || !Is8Bit(w.type())) {
+    return ctx.Error(absl::StrCat("x and w must be int8 or uint8, received ", DataTypeName(x.type()), " and ",
+                                  DataTypeName(w.type())));
+  }
+  auto s = ResolveConvShape(attrs, group, x.dims(), w.dims());
+  if (!s.ok()) return ctx.Error(s.status().message());
+  *shape = *s;
+  const std::vector<int32_t> xzp = ZeroPoints(x_zp), wzp = ZeroPoints(w_zp);
+  if (xzp.size() != 1) return ctx.Error(absl::StrCat("x_zero_point must be a scalar, has ", xzp.size(), " values"));
+  if (wzp.size() != 1 && static_cast<int64_t>(wzp.size()) != s->out_channels) {
+    return ctx.Error(absl::StrCat("w_zero_point has ", wzp.size(), " values, expected 1 or ", s->out_channels));
+  }
+  const std::vector<int32_t> xv = Dequantize8(x, xzp, 1);
+  const std::vector<int32_t> wv = Dequantize8(w, wzp, w.num_elements() / std::max<int64_t>(1, s->out_channels));
+  std::vector<int32_t> y(NumElements(s->out_dims));
+  RETURN_IF_ERROR(ConvForward<int32_t>(xv.data(), wv.data(), s->batch, s->in_channels, s->out_channels, group,
+                                       s->geometry, y.data()));
+  return y;
+}
+
+class ConvInteger final : public OpKernel {
+ public:
+  explicit ConvInteger(const OpKernelInfo& info)
+      : attrs_(ConvAttributes::FromInfo(info)), group_(info.AttrOr<int64_t>("group", 1)) {}
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(const Tensor* x, RequireInput(ctx, 0, "x"));
+    ASSIGN_OR_RETURN(const Tensor* w, RequireInput(ctx, 1, "w"));
+    ConvShape shape;
+    ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerConv(ctx, attrs_, group_, *x, ctx.Input(2), *w, ctx.Input(3), &shape));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, shape.out_dims, DataType::kInt32));
+    std::copy(acc.begin(), acc.end(), y->mutable_data<int32_t>());
+    return absl::OkStatus();
+  }
+
+ private:
+  ConvAttributes attrs_;
+  int64_t group_;
+};
+
+class QLinearConv final : public OpKernel {
+ public:
+  explicit QLinearConv(const OpKernelInfo& info)
+      : attrs_(ConvAttributes::FromInfo(info)), group_(info.AttrOr<int64_t>("group", 1)) {}
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    static const char* kNames[] = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point",
+                                   "y_scale", "y_zero_point"};
+    const Tensor* in[8];
+    for (int i = 0; i < 8; ++i) {
+      ASSIGN_OR_RETURN(in[i], RequireInput(ctx, i, kNames[i]));
+    }
+    ConvShape shape;
+    ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerConv(ctx, attrs_, group_, *in[0], in[2], *in[3], in[5], &shape));
+    const int64_t out_c = shape.out_channels;
+    const int64_t out_size = NumElements(shape.geometry.out);
+    if (const Tensor* bias = ctx.Input(8)) {
+      if (bias->type() != DataType::kInt32 || bias->num_elements() != out_c) {
+        return ctx.Error(absl::StrCat("B must be int32 with ", out_c, " values, received ", DataTypeName(bias->type()),
+                                      " ", DimsToString(bias->dims())));
+      }
+      for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i) acc[i] += bias->data<int32_t>()[(i / out_size) % out_c];
+    }
+    const std::vector<float> x_scale = Scales(*in[1]), w_scale = Scales(*in[4]), y_scale = Scales(*in[6]);
+    if (x_scale.size() != 1 || y_scale.size() != 1 ||
+        (w_scale.size() != 1 && static_cast<int64_t>(w_scale.size()) != out_c)) {
+      return ctx.Error(absl::StrCat("x_scale and y_scale must be scalars and w_scale have 1 or ", out_c, " values"));
+    }
+    const Tensor& y_zp = *in[7];
+    if (!Is8Bit(y_zp.type()) || y_zp.num_elements() != 1) return ctx.Error("y_zero_point must be an 8-bit scalar");
+    const int32_t zp = static_cast<int32_t>(ScalarAsInt64(y_zp));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, shape.out_dims, y_zp.type()));
+    auto requantize = [&](auto* out) {
+      using Q = std::remove_pointer_t<decltype(out)>;
+      for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i) {
+        const int64_t oc = (i / out_size) % out_c;
+        const float scale = x_scale[0] * w_scale[w_scale.size() == 1 ? 0 : oc] / y_scale[0];
+        out[i] = SaturateRound<Q>(static_cast<float>(acc[i]) * scale, zp);
+      }
+    };
+    if (y_zp.type() == DataType::kInt8) requantize(y->mutable_data<int8_t>());
+    else requantize(y->mutable_data<uint8_t>());
+    return absl::OkStatus();
+  }
+
+ private:
+  ConvAttributes attrs_;
+  int64_t group_;
+};
+
+}  // namespace
+
+void RegisterConvIntegerKernels(KernelRegistry& r) {
+  r.Register(KernelDefBuilder("ConvInteger").Since(10).Build(), MakeFactory<ConvInteger>());
+  r.Register(KernelDefBuilder("QLinearConv").Since(10).Build(), MakeFactory<QLinearConv>());
+}
+
+}  // namespace onyx

@@ -1,0 +1,25 @@
+#include "providers/cpu/kernel_tables.h"
+#include "providers/cpu/nn/nn_kernels.h"
+
+namespace onyx {
+
+void RegisterNnKernels(KernelRegistry& r) {
+  RegisterConvKernels(r);
+  RegisterConvIntegerKernels(r);
+  RegisterConvTransposeKernels(r);
+  RegisterDepthToSpaceKernels(r);
+  RegisterDropoutKernels(r);
+  RegisterGridSampleKernels(r);
+  RegisterGruKernels(r);
+  RegisterLocalNormKernels(r);
+  RegisterLossKernels(r);
+  RegisterLstmKernels(r);
+  RegisterMaxUnpoolKernels(r);
+  RegisterNonMaxSuppressionKernels(r);
+  RegisterNormalizationKernels(r);
+  RegisterPoolKernels(r);
+  RegisterRnnKernels(r);
+  RegisterRoiAlignKernels(r);
+}
+
+}  // namespace onyx

@@ -1,0 +1,66 @@
+// RNN: Ht = f(Xt * W^T + Ht-1 * R^T + Wb + Rb), forward, reverse or
+// bidirectional, with sequence_lens, initial_h, clip and layout.
+#include "onyx/status_macros.h"
+#include "providers/cpu/math/element_util.h"
+#include "providers/cpu/nn/conv_util.h"
+#include "providers/cpu/nn/nn_kernels.h"
+#include "providers/cpu/nn/rnn_common.h"
+
+namespace onyx {
+namespace {
+
+class Rnn final : public OpKernel {
+ public:
+  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
+    ASSIGN_OR_RETURN(RnnAttributes attrs, RnnAttributes::FromInfo(info, 1, {"Tanh"}));
+    return std::unique_ptr<OpKernel>(new Rnn(std::move(attrs)));
+  }
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    ASSIGN_OR_RETURN(RnnInputs in, ReadRnnInputs(ctx, attrs_, 1));
+    if (in.compute_type == DataType::kDouble) return Run<double>(ctx, in);
+    return Run<float>(ctx, in);
+  }
+
+ private:
+  explicit Rnn(RnnAttributes attrs) : attrs_(std::move(attrs)) {}
+
+  template <typename T>
+  absl::Status Run(OpKernelContext& ctx, const RnnInputs& in) const {
+    const int64_t h = in.hidden, batch = in.batch, dirs = attrs_.num_directions;
+    Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
+    Tensor y_h = in.initial_h.Clone();
+    std::vector<T> xw, hr(batch * h);
+    for (int d = 0; d < dirs; ++d) {
+      const bool reverse = attrs_.reverse || d == 1;
+      RETURN_IF_ERROR(InputProjection<T>(in, d, 1, 1, xw));
+      T* state = y_h.mutable_data<T>() + d * batch * h;
+      const T* r = in.r.data<T>() + d * h * h;
+      for (int64_t step = 0; step < in.seq; ++step) {
+        RETURN_IF_ERROR(GemmAny<T>(false, true, batch, h, h, state, h, r, h, false, hr.data(), h));
+        for (int64_t b = 0; b < batch; ++b) {
+          if (step >= in.seq_lens[b]) continue;
+          const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
+          T* gate = hr.data() + b * h;
+          const T* x = xw.data() + (t * batch + b) * h;
+          for (int64_t j = 0; j < h; ++j) gate[j] += x[j];
+          ClipValues(gate, h, attrs_.clip);
+          attrs_.activation(d, 0).Apply(gate, h);
+          std::copy(gate, gate + h, state + b * h);
+          std::copy(gate, gate + h, y.mutable_data<T>() + ((t * dirs + d) * batch + b) * h);
+        }
+      }
+    }
+    return WriteRnnOutputs(ctx, attrs_, in, y, {&y_h});
+  }
+
+  RnnAttributes attrs_;
+};
+
+}  // namespace
+
+void RegisterRnnKernels(KernelRegistry& r) {
+  r.Register(KernelDefBuilder("RNN").Since(7).Types("T", kFloatTypes).Build(), MakeFactory<Rnn>());
+}
+
+}  // namespace onyx

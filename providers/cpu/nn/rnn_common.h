@@ -1,0 +1,100 @@
+// Shared parts of the recurrent kernels (RNN, GRU, LSTM): attributes,
+// activation functions, input checking, and layout conversion.
+//
+//   ASSIGN_OR_RETURN(RnnAttributes attrs, RnnAttributes::FromInfo(info, 2, {"Sigmoid", "Tanh"}));
+//   ASSIGN_OR_RETURN(RnnInputs in, ReadRnnInputs(ctx, attrs, /*gates=*/3));
+//   ... run each direction over in.x [seq, batch, input] ...
+//   RETURN_IF_ERROR(WriteRnnOutputs(ctx, attrs, in, y, {&y_h}));
+//
+// Everything computes in float, or double when X is double; inputs are
+// converted on read (float16/bfloat16 included).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "framework/op_kernel.h"
+#include "onyx/tensor.h"
+
+namespace onyx {
+
+struct RnnActivation {
+  enum class Kind { kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid,
+                    kElu, kSoftsign, kSoftplus };
+  Kind kind = Kind::kTanh;
+  float alpha = 0.f;
+  float beta = 0.f;
+
+  // Applies the function to v[0, n) in place.
+  template <typename T>
+  void Apply(T* v, int64_t n) const;
+};
+
+struct RnnAttributes {
+  int num_directions = 1;
+  bool reverse = false;            // direction == "reverse"
+  int64_t hidden_size = 0;
+  float clip = 0.f;                // 0: no clipping
+  int64_t layout = 0;              // 1: batch-major X, Y, states
+  int per_direction = 1;           // activations per direction
+  std::vector<RnnActivation> activations;  // per_direction * num_directions
+
+  // Reads direction, hidden_size, clip, layout and activations (with their
+  // alpha/beta), applying `defaults` per direction when absent.
+  static absl::StatusOr<RnnAttributes> FromInfo(const OpKernelInfo& info, int per_direction,
+                                                const std::vector<std::string>& defaults);
+  const RnnActivation& activation(int direction, int index) const {
+    return activations[direction * per_direction + index];
+  }
+};
+
+struct RnnInputs {
+  DataType compute_type = DataType::kFloat;  // kFloat or kDouble
+  int64_t seq = 0, batch = 0, input_size = 0, hidden = 0;
+  Tensor x;          // [seq, batch, input]
+  Tensor w;          // [dirs, gates * hidden, input]
+  Tensor r;          // [dirs, gates * hidden, hidden]
+  Tensor b;          // [dirs, 2 * gates * hidden], zeros when absent
+  Tensor initial_h;  // [dirs, batch, hidden], zeros when absent
+  std::vector<int64_t> seq_lens;  // per batch entry, `seq` when absent
+};
+
+// Validates and converts inputs 0..5 (X, W, R, B, sequence_lens, initial_h).
+absl::StatusOr<RnnInputs> ReadRnnInputs(const OpKernelContext& ctx, const RnnAttributes& attrs, int gates);
+
+// Converts an optional state input ([dirs, batch, hidden], or batch-major with
+// layout 1) into [dirs, batch, hidden] of the compute type; zeros when absent.
+absl::StatusOr<Tensor> ReadRnnState(const OpKernelContext& ctx, int input, const RnnAttributes& attrs,
+                                    const RnnInputs& in, const char* name);
+
+// Writes Y (from y [seq, dirs, batch, hidden]) and the final states (each
+// [dirs, batch, hidden]) to outputs 0, 1, 2..., in the attribute layout and the
+// type of X. Outputs that are not requested are skipped.
+absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in,
+                             const Tensor& y, const std::vector<const Tensor*>& states);
+
+// Precomputes X * W[d]^T + Wb[d] for every time step: out [seq * batch,
+// gates * hidden]. Rb[d] is added too for the first `recurrent_bias_gates`
+// gates (those whose recurrent bias is not applied separately).
+template <typename T>
+absl::Status InputProjection(const RnnInputs& in, int direction, int gates, int recurrent_bias_gates,
+                             std::vector<T>& out);
+
+// Clips v[0, n) to [-clip, clip] when clip > 0.
+template <typename T>
+inline void ClipValues(T* v, int64_t n, float clip) {
+  if (clip <= 0.f) return;
+  const T c = static_cast<T>(clip);
+  for (int64_t i = 0; i < n; ++i) v[i] = std::min(std::max(v[i], -c), c);
+}
+
+// The time index of step `step` for a sequence of `length` (reverse
+// directions walk each sequence from its own end).
+inline int64_t RnnTimeIndex(bool reverse, int64_t step, int64_t length) {
+  return reverse ? length - 1 - step : step;
+}
+
+}  // namespace onyx

@@ -1,0 +1,21 @@
+list(APPEND ONYX_CPU_KERNEL_SOURCES
+  nn/conv.cc
+  nn/conv_attributes.cc
+  nn/conv_integer.cc
+  nn/conv_transpose.cc
+  nn/depth_to_space.cc
+  nn/dropout.cc
+  nn/grid_sample.cc
+  nn/gru.cc
+  nn/local_norm.cc
+  nn/loss.cc
+  nn/lstm.cc
+  nn/max_unpool.cc
+  nn/nn_kernels.cc
+  nn/non_max_suppression.cc
+  nn/normalization.cc
+  nn/pool.cc
+  nn/rnn.cc
+  nn/rnn_common.cc
+  nn/roi_align.cc
+)

@@ -1,0 +1,133 @@
+// Concat and Split: both move contiguous runs of (axis extent x inner size)
+// elements per outer index.
+#include "framework/op_kernel.h"
+#include "onyx/status_macros.h"
+#include "common/parallel_for.h"
+#include "providers/cpu/tensor/copy_util.h"
+#include "providers/cpu/tensor/input_util.h"
+#include "providers/cpu/tensor/tensor_kernels.h"
+
+namespace onyx {
+namespace {
+
+class Concat final : public OpKernel {
+ public:
+  explicit Concat(const OpKernelInfo& info) : axis_(info.AttrOr<int64_t>("axis", 1)) {}
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    std::vector<const Tensor*> inputs;
+    for (int i = 0; i < ctx.InputCount(); ++i) {
+      if (const Tensor* t = ctx.Input(i)) inputs.push_back(t);
+    }
+    if (inputs.empty()) return ctx.Error("no inputs");
+    const Tensor& first = *inputs[0];
+    const int64_t rank = first.rank();
+    int64_t axis = axis_;
+    if (!NormalizeAxis(axis, rank)) {
+      return ctx.Error(absl::StrCat("axis ", axis_, " is out of range for rank ", rank));
+    }
+    Dims out_dims = first.dims();
+    out_dims[axis] = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor& t = *inputs[i];
+      bool match = t.rank() == rank && t.type() == first.type();
+      for (int64_t a = 0; match && a < rank; ++a) match = a == axis || t.dims()[a] == first.dims()[a];
+      if (!match) {
+        return ctx.Error(absl::StrCat("input ", i, " (", DataTypeName(t.type()), " ", DimsToString(t.dims()),
+                                      ") does not match input 0 (", DataTypeName(first.type()), " ",
+                                      DimsToString(first.dims()), ") outside axis ", axis));
+      }
+      out_dims[axis] += t.dims()[axis];
+    }
+    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, first.type()));
+    int64_t outer = 1, inner = 1;
+    for (int64_t a = 0; a < axis; ++a) outer *= out_dims[a];
+    for (int64_t a = axis + 1; a < rank; ++a) inner *= out_dims[a];
+    const int64_t out_run = out_dims[axis] * inner;
+    const int64_t n_in = static_cast<int64_t>(inputs.size());
+    std::vector<int64_t> offsets(n_in + 1, 0);
+    for (int64_t i = 0; i < n_in; ++i) offsets[i + 1] = offsets[i] + inputs[i]->dims()[axis] * inner;
+    const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_run / n_in));
+    ParallelFor(outer * n_in, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        const int64_t o = k / n_in, i = k % n_in;
+        const int64_t run = offsets[i + 1] - offsets[i];
+        CopyElements(first.type(), inputs[i]->raw(), o * run, y->mutable_raw(), o * out_run + offsets[i], run);
+      }
+    });
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t axis_;
+};
+
+class Split final : public OpKernel {
+ public:
+  explicit Split(const OpKernelInfo& info)
+      : axis_(info.AttrOr<int64_t>("axis", 0)), split_attr_(info.AttrOr<std::vector<int64_t>>("split", {})) {}
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    RETURN_IF_ERROR(CheckTensorInputs(ctx, 1));
+    const Tensor& x = *ctx.Input(0);
+    const int64_t rank = x.rank();
+    int64_t axis = axis_;
+    if (!NormalizeAxis(axis, rank)) {
+      return ctx.Error(absl::StrCat("axis ", axis_, " is out of range for rank ", rank));
+    }
+    const int64_t n_out = ctx.OutputCount();
+    const int64_t extent = x.dims()[axis];
+    std::vector<int64_t> split = split_attr_;
+    if (const Tensor* s = ctx.Input(1)) {
+      absl::Status st = ReadInt64s(*s, "input 'split'", &split);
+      if (!st.ok()) return ctx.Error(st.message());
+    }
+    if (split.empty()) {
+      if (extent % n_out != 0) {
+        return ctx.Error(absl::StrCat("axis ", axis, " of size ", extent, " cannot be split evenly into ", n_out,
+                                      " outputs"));
+      }
+      split.assign(n_out, extent / n_out);
+    }
+    int64_t sum = 0;
+    for (int64_t s : split) {
+      if (s < 0) return ctx.Error(absl::StrCat("split has a negative size ", s));
+      sum += s;
+    }
+    if (static_cast<int64_t>(split.size()) != n_out || sum != extent) {
+      return ctx.Error(absl::StrCat("split sizes (", split.size(), " entries, sum ", sum, ") do not match ", n_out,
+                                    " outputs and axis size ", extent));
+    }
+    int64_t outer = 1, inner = 1;
+    for (int64_t a = 0; a < axis; ++a) outer *= x.dims()[a];
+    for (int64_t a = axis + 1; a < rank; ++a) inner *= x.dims()[a];
+    const int64_t in_run = extent * inner;
+    int64_t offset = 0;
+    for (int64_t i = 0; i < n_out; ++i) {
+      Dims dims = x.dims();
+      dims[axis] = split[i];
+      ASSIGN_OR_RETURN(Tensor* y, ctx.Output(i, dims, x.type()));
+      const int64_t run = split[i] * inner;
+      ParallelFor(outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, run)), [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) {
+          CopyElements(x.type(), x.raw(), o * in_run + offset, y->mutable_raw(), o * run, run);
+        }
+      });
+      offset += run;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t axis_;
+  std::vector<int64_t> split_attr_;
+};
+
+}  // namespace
+
+void RegisterConcatSplitKernels(KernelRegistry& r) {
+  r.Register(KernelDefBuilder("Concat").Since(1).Build(), MakeFactory<Concat>());
+  r.Register(KernelDefBuilder("Split").Since(1, 17).Build(), MakeFactory<Split>());
+}
+
+}  // namespace onyx

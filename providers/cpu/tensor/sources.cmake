@@ -1,0 +1,39 @@
+list(APPEND ONYX_CPU_KERNEL_SOURCES
+  tensor/cast.cc
+  tensor/concat_split.cc
+  tensor/constant.cc
+  tensor/copy_util.cc
+  tensor/expand_tile.cc
+  tensor/gather.cc
+  tensor/gather_util.cc
+  tensor/onehot.cc
+  tensor/pad.cc
+  tensor/quantize.cc
+  tensor/random.cc
+  tensor/reshape.cc
+  tensor/resize.cc
+  tensor/reverse_sequence.cc
+  tensor/scatter.cc
+  tensor/sequence.cc
+  tensor/slice.cc
+  tensor/string_normalizer.cc
+  tensor/tensor_kernels.cc
+  tensor/tfidf_vectorizer.cc
+  tensor/topk.cc
+  tensor/transpose.cc
+  tensor/trilu.cc
+  tensor/unique.cc
+  tensor/where.cc
+)
+
+# Unit tests of the tensor family (GTest; run by ctest as tensor_kernel_tests).
+if(ONYX_BUILD_TESTS)
+  add_executable(tensor_kernel_tests
+    tensor/cast_test.cc
+    tensor/copy_util_test.cc
+    tensor/tensor_ops_test.cc
+  )
+  target_link_libraries(tensor_kernel_tests PRIVATE onyx_runtime onyx_engine_internal onyx_test_util
+                        GTest::gtest_main)
+  gtest_discover_tests(tensor_kernel_tests DISCOVERY_TIMEOUT 60)
+endif()

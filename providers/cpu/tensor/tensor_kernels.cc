@@ -1,0 +1,31 @@
+#include "providers/cpu/kernel_tables.h"
+#include "providers/cpu/tensor/tensor_kernels.h"
+
+namespace onyx {
+
+void RegisterTensorKernels(KernelRegistry& r) {
+  RegisterCastKernels(r);
+  RegisterConcatSplitKernels(r);
+  RegisterConstantKernels(r);
+  RegisterExpandTileKernels(r);
+  RegisterGatherKernels(r);
+  RegisterOneHotKernels(r);
+  RegisterPadKernels(r);
+  RegisterQuantizeKernels(r);
+  RegisterRandomKernels(r);
+  RegisterReshapeKernels(r);
+  RegisterResizeKernels(r);
+  RegisterReverseSequenceKernels(r);
+  RegisterScatterKernels(r);
+  RegisterSequenceKernels(r);
+  RegisterSliceKernels(r);
+  RegisterStringNormalizerKernels(r);
+  RegisterTfIdfVectorizerKernels(r);
+  RegisterTopKKernels(r);
+  RegisterTransposeKernels(r);
+  RegisterTriluKernels(r);
+  RegisterUniqueKernels(r);
+  RegisterWhereKernels(r);
+}
+
+}  // namespace onyx

@@ -1,0 +1,208 @@
+// Tensor-family kernels run through a session on cases the ONNX node tests do
+// not cover: strings, negative steps and pads, tie-breaking, reductions on
+// duplicate indices, extrapolation, and errors on bad indices. Expected values
+// are worked out by hand in the comments.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "onyx/session.h"
+#include "tests/util/model_builder.h"
+
+namespace onyx {
+namespace {
+
+using testing::FloatTensor;
+using testing::Int64Tensor;
+using testing::IntAttr;
+using testing::IntsAttr;
+using testing::ModelBuilder;
+using testing::StringAttr;
+
+Tensor StringTensor(const std::vector<int64_t>& dims, const std::vector<std::string>& values) {
+  Tensor t = Tensor::Allocate(DataType::kString, dims);
+  for (size_t i = 0; i < values.size(); ++i) t.mutable_data<std::string>()[i] = values[i];
+  return t;
+}
+
+absl::StatusOr<std::vector<Value>> RunModel(const ModelBuilder& m, const Feeds& feeds,
+                                            const std::vector<std::string>& outputs) {
+  SessionOptions options;
+  options.model_name = "tensor_ops_test";
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), options);
+  if (!session.ok()) return session.status();
+  return (*session)->Run(RunOptions(), feeds, outputs);
+}
+
+template <typename T>
+std::vector<T> Values(const Value& v) {
+  const Tensor& t = v.tensor();
+  return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
+}
+
+TEST(TensorOpsTest, GatherStringsWithNegativeIndex) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kString, {3}).Input("i", DataType::kInt64, {2}).Output("y", DataType::kString, {2});
+  m.Node("Gather", {"x", "i"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(StringTensor({3}, {"a", "b", "c"}))}, {"i", Value(Int64Tensor({2}, {-1, 0}))}},
+                      {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<std::string>((*out)[0]), std::vector<std::string>({"c", "a"}));
+}
+
+TEST(TensorOpsTest, GatherOutOfRangeIsInvalidArgument) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {3}).Input("i", DataType::kInt64, {1}).Output("y", DataType::kFloat, {1});
+  m.Node("Gather", {"x", "i"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({3}, {1, 2, 3}))}, {"i", Value(Int64Tensor({1}, {3}))}}, {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("out of range"), std::string::npos) << out.status();
+}
+
+TEST(TensorOpsTest, SliceNegativeStepClampsStartAndEnd) {
+  // x = [0..4]; start -1 -> 4, end -10 clamps to -1 (before 0), step -2: [4, 2, 0].
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {5}).Output("y", DataType::kFloat, {-1});
+  m.Initializer("s", Int64Tensor({1}, {-1}));
+  m.Initializer("e", Int64Tensor({1}, {-10}));
+  m.Initializer("a", Int64Tensor({1}, {0}));
+  m.Initializer("st", Int64Tensor({1}, {-2}));
+  m.Node("Slice", {"x", "s", "e", "a", "st"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({5}, {0, 1, 2, 3, 4}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({4, 2, 0}));
+}
+
+TEST(TensorOpsTest, PadNegativeCropsAndConstantFills) {
+  // x = [[1,2,3],[4,5,6]]; pads: rows (begin 1, end 0), cols (begin -1, end 1), value 9:
+  // crop column 0, add one column at the end and one row on top.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 3}).Output("y", DataType::kFloat, {-1, -1});
+  m.Initializer("p", Int64Tensor({4}, {1, -1, 0, 1}));
+  m.Initializer("v", FloatTensor({}, {9}));
+  m.Node("Pad", {"x", "p", "v"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().dims(), Dims({3, 3}));
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({9, 9, 9, 2, 3, 9, 5, 6, 9}));
+}
+
+TEST(TensorOpsTest, PadReflectAndEdge) {
+  // x = [1,2,3], pads (2, 2): reflect [3,2,1,2,3,2,1], edge [1,1,1,2,3,3,3].
+  for (const auto& [mode, expected] : std::vector<std::pair<std::string, std::vector<float>>>{
+           {"reflect", {3, 2, 1, 2, 3, 2, 1}}, {"edge", {1, 1, 1, 2, 3, 3, 3}}}) {
+    ModelBuilder m(13);
+    m.Input("x", DataType::kFloat, {3}).Output("y", DataType::kFloat, {-1});
+    m.Initializer("p", Int64Tensor({2}, {2, 2}));
+    *m.Node("Pad", {"x", "p"}, {"y"}).add_attribute() = StringAttr("mode", mode);
+    auto out = RunModel(m, {{"x", Value(FloatTensor({3}, {1, 2, 3}))}}, {"y"});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(Values<float>((*out)[0]), expected) << mode;
+  }
+}
+
+TEST(TensorOpsTest, TransposeStrings) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kString, {2, 3}).Output("y", DataType::kString, {3, 2});
+  m.Node("Transpose", {"x"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(StringTensor({2, 3}, {"a", "b", "c", "d", "e", "f"}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<std::string>((*out)[0]), std::vector<std::string>({"a", "d", "b", "e", "c", "f"}));
+}
+
+TEST(TensorOpsTest, TopKTiesKeepLowerIndexFirst) {
+  ModelBuilder m(11);
+  m.Input("x", DataType::kFloat, {5}).Output("v", DataType::kFloat, {2}).Output("i", DataType::kInt64, {2});
+  m.Initializer("k", Int64Tensor({1}, {2}));
+  m.Node("TopK", {"x", "k"}, {"v", "i"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({5}, {1, 7, 3, 7, 7}))}}, {"v", "i"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({7, 7}));
+  EXPECT_EQ(Values<int64_t>((*out)[1]), std::vector<int64_t>({1, 3}));
+}
+
+TEST(TensorOpsTest, ScatterNDAddAccumulatesDuplicates) {
+  // data [0,0,0]; updates 1 and 2 both at index 1, 5 at index 0: [5, 3, 0].
+  ModelBuilder m(16);
+  m.Input("d", DataType::kFloat, {3}).Output("y", DataType::kFloat, {3});
+  m.Initializer("i", Int64Tensor({3, 1}, {1, 1, 0}));
+  m.Initializer("u", FloatTensor({3}, {1, 2, 5}));
+  *m.Node("ScatterND", {"d", "i", "u"}, {"y"}).add_attribute() = StringAttr("reduction", "add");
+  auto out = RunModel(m, {{"d", Value(FloatTensor({3}, {0, 0, 0}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({5, 3, 0}));
+}
+
+TEST(TensorOpsTest, UniqueUnsortedWithAxis) {
+  // Rows of [[2,1],[0,3],[2,1]] along axis 0, in order of first occurrence:
+  // Y = [[2,1],[0,3]], indices [0,1], inverse [0,1,0], counts [2,1].
+  ModelBuilder m(11);
+  m.Input("x", DataType::kFloat, {3, 2})
+      .Output("y", DataType::kFloat, {-1, 2})
+      .Output("idx", DataType::kInt64, {-1})
+      .Output("inv", DataType::kInt64, {-1})
+      .Output("cnt", DataType::kInt64, {-1});
+  auto& n = m.Node("Unique", {"x"}, {"y", "idx", "inv", "cnt"});
+  *n.add_attribute() = IntAttr("sorted", 0);
+  *n.add_attribute() = IntAttr("axis", 0);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({3, 2}, {2, 1, 0, 3, 2, 1}))}}, {"y", "idx", "inv", "cnt"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({2, 1, 0, 3}));
+  EXPECT_EQ(Values<int64_t>((*out)[1]), std::vector<int64_t>({0, 1}));
+  EXPECT_EQ(Values<int64_t>((*out)[2]), std::vector<int64_t>({0, 1, 0}));
+  EXPECT_EQ(Values<int64_t>((*out)[3]), std::vector<int64_t>({2, 1}));
+}
+
+TEST(TensorOpsTest, ResizeTfCropAndResizeExtrapolates) {
+  // 1-D x = [10, 20, 30]; roi [0.5, 1.5] of the axis; 3 outputs, linear:
+  // x_orig = 0.5*2 + j * (1.0*2)/2 = 1, 2, 3 -> 20, 30, and 3 > 2 extrapolates to -1.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {3}).Output("y", DataType::kFloat, {3});
+  m.Initializer("roi", FloatTensor({2}, {0.5f, 1.5f}));
+  m.Initializer("scales", FloatTensor({1}, {1.0f}));
+  auto& n = m.Node("Resize", {"x", "roi", "scales"}, {"y"});
+  *n.add_attribute() = StringAttr("mode", "linear");
+  *n.add_attribute() = StringAttr("coordinate_transformation_mode", "tf_crop_and_resize");
+  *n.add_attribute() = testing::FloatAttr("extrapolation_value", -1.0f);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({3}, {10, 20, 30}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({20, 30, -1}));
+}
+
+TEST(TensorOpsTest, SplitToSequenceThenConcatFromSequenceStacks) {
+  // Split [2,2] into rows without keepdims, then stack on a new last axis:
+  // rows [1,2] and [3,4] -> [[1,3],[2,4]].
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 2}).Output("y", DataType::kFloat, {2, 2});
+  *m.Node("SplitToSequence", {"x"}, {"s"}).add_attribute() = IntAttr("keepdims", 0);
+  auto& c = m.Node("ConcatFromSequence", {"s"}, {"y"});
+  *c.add_attribute() = IntAttr("axis", -1);
+  *c.add_attribute() = IntAttr("new_axis", 1);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({2, 2}, {1, 2, 3, 4}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().dims(), Dims({2, 2}));
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1, 3, 2, 4}));
+}
+
+TEST(TensorOpsTest, TileRepeatsEachAxis) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kInt64, {1, 2}).Output("y", DataType::kInt64, {2, 4});
+  m.Initializer("r", Int64Tensor({2}, {2, 2}));
+  m.Node("Tile", {"x", "r"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(Int64Tensor({1, 2}, {5, 6}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int64_t>((*out)[0]), std::vector<int64_t>({5, 6, 5, 6, 5, 6, 5, 6}));
+}
+
+TEST(TensorOpsTest, SqueezeWithAttributeAxesBeforeOpset13) {
+  ModelBuilder m(11);
+  m.Input("x", DataType::kFloat, {1, 3, 1}).Output("y", DataType::kFloat, {3, 1});
+  *m.Node("Squeeze", {"x"}, {"y"}).add_attribute() = IntsAttr("axes", {0});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 3, 1}, {1, 2, 3}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().dims(), Dims({3, 1}));
+}
+
+}  // namespace
+}  // namespace onyx

@@ -1,0 +1,77 @@
+// ModelConfig: per-model serving settings from <repo>/<model>/config.yaml.
+//
+//   ASSIGN_OR_RETURN(ModelConfigFile file, LoadModelConfigFile(dir + "/config.yaml"));
+//   ASSIGN_OR_RETURN(ModelConfig config, ResolveModelConfig(file, batch_dim_problem, path));
+//
+// The file is optional, and so is every key in it:
+//   max_batch_size: 8            # 0 = model has no batch dimension
+//   buckets: [1, 2, 4, 8]        # batch sizes a session is built for
+//   dynamic_batching:
+//     max_queue_delay_us: 200
+//     max_queue_size: 256
+//   instance_count: 1
+// Parsing checks each value on its own; ResolveModelConfig fills what the file
+// left out from the model itself and checks the values against each other.
+// Errors are INVALID_ARGUMENT naming the file, the key, expected vs received.
+// Plain data and pure functions: thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace onyx::server {
+
+// max_batch_size when the file does not say and the model has a batch dimension.
+inline constexpr int64_t kDefaultMaxBatchSize = 8;
+
+struct DynamicBatchingConfig {
+  // How long the batcher may hold a request to merge it with later ones.
+  int64_t max_queue_delay_us = 0;
+  // Requests queued beyond this are refused with RESOURCE_EXHAUSTED.
+  int64_t max_queue_size = 256;
+};
+
+struct ModelConfig {
+  // 0: the model has no batch dimension and runs requests as given.
+  int64_t max_batch_size = 0;
+  // Strictly ascending, last == max_batch_size; empty iff max_batch_size == 0.
+  std::vector<int64_t> buckets;
+  DynamicBatchingConfig dynamic_batching;
+  // Worker threads (concurrent runs) for this model.
+  int64_t instance_count = 1;
+};
+
+// The keys a config.yaml set; std::nullopt where it said nothing.
+struct ModelConfigFile {
+  std::optional<int64_t> max_batch_size;
+  std::optional<std::vector<int64_t>> buckets;
+  std::optional<int64_t> max_queue_delay_us;
+  std::optional<int64_t> max_queue_size;
+  std::optional<int64_t> instance_count;
+};
+
+// Parses YAML text; `source` names the file in messages.
+absl::StatusOr<ModelConfigFile> ParseModelConfig(absl::string_view text, absl::string_view source);
+
+// Reads and parses `path`; a missing file is an empty ModelConfigFile.
+absl::StatusOr<ModelConfigFile> LoadModelConfigFile(const std::string& path);
+
+// Powers of two below max_batch_size, then max_batch_size: 8 → [1,2,4,8],
+// 6 → [1,2,4,6]. Empty for 0.
+std::vector<int64_t> DefaultBuckets(int64_t max_batch_size);
+
+// Completes `file` for a model. `batch_dim_problem` is empty when every input of
+// the model starts with a symbolic dimension, else says why not ("input 'x' has
+// fixed first dimension 3"); batching is then off by default and an explicit
+// max_batch_size > 0 is an error.
+absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
+                                               absl::string_view batch_dim_problem,
+                                               absl::string_view source);
+
+}  // namespace onyx::server

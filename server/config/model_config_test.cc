@@ -1,0 +1,205 @@
+#include "server/config/model_config.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace onyx::server {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+constexpr char kSource[] = "repo/mlp/config.yaml";
+
+std::string ErrorOf(const std::string& yaml) {
+  absl::StatusOr<ModelConfigFile> file = ParseModelConfig(yaml, kSource);
+  EXPECT_FALSE(file.ok()) << "parsed: " << yaml;
+  if (file.ok()) return "";
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(file.status().message());
+}
+
+TEST(ModelConfigTest, ParsesTheDocumentedExample) {
+  absl::StatusOr<ModelConfigFile> file = ParseModelConfig(
+      "max_batch_size: 8            # 0 = model has no batch dimension\n"
+      "buckets: [1, 2, 4, 8]\n"
+      "dynamic_batching:\n"
+      "  max_queue_delay_us: 200\n"
+      "  max_queue_size: 256\n"
+      "instance_count: 1\n",
+      kSource);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->max_batch_size, 8);
+  ASSERT_TRUE(file->buckets.has_value());
+  EXPECT_THAT(*file->buckets, ElementsAre(1, 2, 4, 8));
+  EXPECT_EQ(file->max_queue_delay_us, 200);
+  EXPECT_EQ(file->max_queue_size, 256);
+  EXPECT_EQ(file->instance_count, 1);
+}
+
+TEST(ModelConfigTest, EmptyDocumentSetsNothing) {
+  for (const char* text : {"", "# only a comment\n"}) {
+    absl::StatusOr<ModelConfigFile> file = ParseModelConfig(text, kSource);
+    ASSERT_TRUE(file.ok()) << file.status();
+    EXPECT_FALSE(file->max_batch_size.has_value());
+    EXPECT_FALSE(file->buckets.has_value());
+    EXPECT_FALSE(file->max_queue_delay_us.has_value());
+    EXPECT_FALSE(file->max_queue_size.has_value());
+    EXPECT_FALSE(file->instance_count.has_value());
+  }
+}
+
+TEST(ModelConfigTest, UnknownKeyNamesFileAndKey) {
+  EXPECT_THAT(
+      ErrorOf("max_batch: 8\n"),
+      AllOf(HasSubstr(kSource), HasSubstr("unknown key 'max_batch'"), HasSubstr("max_batch_size")));
+}
+
+TEST(ModelConfigTest, UnknownNestedKeyIsQualified) {
+  EXPECT_THAT(ErrorOf("dynamic_batching:\n  max_delay_us: 5\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("'dynamic_batching.max_delay_us'")));
+}
+
+TEST(ModelConfigTest, NegativeMaxBatchSizeSaysExpectedAndReceived) {
+  EXPECT_THAT(ErrorOf("max_batch_size: -1\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("key 'max_batch_size'"),
+                    HasSubstr("expected an integer in [0, 65536]"), HasSubstr("received '-1'")));
+}
+
+TEST(ModelConfigTest, NonIntegerValuesAreRejected) {
+  EXPECT_THAT(ErrorOf("instance_count: two\n"),
+              AllOf(HasSubstr("key 'instance_count'"), HasSubstr("received 'two'")));
+  EXPECT_THAT(ErrorOf("max_batch_size: 2.5\n"), HasSubstr("received '2.5'"));
+  EXPECT_THAT(ErrorOf("max_batch_size: [8]\n"), HasSubstr("received a list"));
+  EXPECT_THAT(ErrorOf("max_batch_size:\n"), HasSubstr("received nothing"));
+}
+
+TEST(ModelConfigTest, OutOfRangeValuesAreRejected) {
+  EXPECT_THAT(ErrorOf("instance_count: 0\n"),
+              AllOf(HasSubstr("expected an integer in [1, 64]"), HasSubstr("received '0'")));
+  EXPECT_THAT(ErrorOf("dynamic_batching:\n  max_queue_size: 0\n"),
+              HasSubstr("key 'dynamic_batching.max_queue_size'"));
+  EXPECT_THAT(ErrorOf("dynamic_batching:\n  max_queue_delay_us: -5\n"),
+              HasSubstr("key 'dynamic_batching.max_queue_delay_us'"));
+}
+
+TEST(ModelConfigTest, BadBucketsAreRejected) {
+  EXPECT_THAT(ErrorOf("buckets: 4\n"),
+              AllOf(HasSubstr("key 'buckets'"), HasSubstr("received '4'")));
+  EXPECT_THAT(ErrorOf("buckets: []\n"), HasSubstr("received an empty list"));
+  EXPECT_THAT(ErrorOf("buckets: [1, 0]\n"),
+              AllOf(HasSubstr("key 'buckets[1]'"), HasSubstr("received '0'")));
+  EXPECT_THAT(ErrorOf("buckets: [1, 4, 2]\n"),
+              AllOf(HasSubstr("strictly ascending"), HasSubstr("received [1, 4, 2]")));
+  EXPECT_THAT(ErrorOf("buckets: [2, 2]\n"), HasSubstr("strictly ascending"));
+}
+
+TEST(ModelConfigTest, SectionMustBeAMapping) {
+  EXPECT_THAT(ErrorOf("dynamic_batching: 200\n"),
+              AllOf(HasSubstr("key 'dynamic_batching'"), HasSubstr("expected a mapping"),
+                    HasSubstr("received '200'")));
+}
+
+TEST(ModelConfigTest, SyntaxErrorsGiveTheLine) {
+  EXPECT_THAT(ErrorOf("max_batch_size: 8\nbuckets: [1, 2\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("YAML syntax error at line")));
+  EXPECT_THAT(ErrorOf("- 1\n- 2\n"), HasSubstr("expected a mapping of keys at the top level"));
+}
+
+TEST(ModelConfigTest, DefaultBucketsArePowersOfTwoThenMax) {
+  EXPECT_THAT(DefaultBuckets(0), IsEmpty());
+  EXPECT_THAT(DefaultBuckets(1), ElementsAre(1));
+  EXPECT_THAT(DefaultBuckets(6), ElementsAre(1, 2, 4, 6));
+  EXPECT_THAT(DefaultBuckets(8), ElementsAre(1, 2, 4, 8));
+  EXPECT_THAT(DefaultBuckets(9), ElementsAre(1, 2, 4, 8, 9));
+}
+
+TEST(ModelConfigTest, ResolveDerivesBatchingFromTheModel) {
+  absl::StatusOr<ModelConfig> batched = ResolveModelConfig(ModelConfigFile{}, "", kSource);
+  ASSERT_TRUE(batched.ok()) << batched.status();
+  EXPECT_EQ(batched->max_batch_size, 8);
+  EXPECT_THAT(batched->buckets, ElementsAre(1, 2, 4, 8));
+  EXPECT_EQ(batched->instance_count, 1);
+  EXPECT_EQ(batched->dynamic_batching.max_queue_size, 256);
+  EXPECT_EQ(batched->dynamic_batching.max_queue_delay_us, 0);
+
+  absl::StatusOr<ModelConfig> fixed =
+      ResolveModelConfig(ModelConfigFile{}, "input 'x' has fixed first dimension 1", kSource);
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  EXPECT_EQ(fixed->max_batch_size, 0);
+  EXPECT_THAT(fixed->buckets, IsEmpty());
+}
+
+TEST(ModelConfigTest, ResolveKeepsWhatTheFileSays) {
+  ModelConfigFile file;
+  file.max_batch_size = 6;
+  file.max_queue_delay_us = 200;
+  file.max_queue_size = 10;
+  file.instance_count = 3;
+  absl::StatusOr<ModelConfig> config = ResolveModelConfig(file, "", kSource);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->max_batch_size, 6);
+  EXPECT_THAT(config->buckets, ElementsAre(1, 2, 4, 6));
+  EXPECT_EQ(config->dynamic_batching.max_queue_delay_us, 200);
+  EXPECT_EQ(config->dynamic_batching.max_queue_size, 10);
+  EXPECT_EQ(config->instance_count, 3);
+
+  file.buckets = std::vector<int64_t>{2, 6};
+  config = ResolveModelConfig(file, "", kSource);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->buckets, ElementsAre(2, 6));
+}
+
+TEST(ModelConfigTest, ResolveRejectsInconsistentValues) {
+  ModelConfigFile batching;
+  batching.max_batch_size = 4;
+  absl::StatusOr<ModelConfig> config =
+      ResolveModelConfig(batching, "input 'x' has fixed first dimension 1", kSource);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(),
+              AllOf(HasSubstr(kSource), HasSubstr("key 'max_batch_size'"),
+                    HasSubstr("input 'x' has fixed first dimension 1"), HasSubstr("received '4'")));
+
+  ModelConfigFile no_batch;
+  no_batch.max_batch_size = 0;
+  no_batch.buckets = std::vector<int64_t>{1, 2};
+  config = ResolveModelConfig(no_batch, "", kSource);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(), HasSubstr("no buckets when max_batch_size is 0"));
+
+  ModelConfigFile short_buckets;
+  short_buckets.max_batch_size = 8;
+  short_buckets.buckets = std::vector<int64_t>{1, 2, 4};
+  config = ResolveModelConfig(short_buckets, "", kSource);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(),
+              AllOf(HasSubstr("ending at max_batch_size 8"), HasSubstr("received [1, 2, 4]")));
+}
+
+TEST(ModelConfigTest, MissingFileMeansDefaults) {
+  absl::StatusOr<ModelConfigFile> file =
+      LoadModelConfigFile(::testing::TempDir() + "/no_such_dir/config.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_FALSE(file->max_batch_size.has_value());
+}
+
+TEST(ModelConfigTest, LoadsAFileAndNamesItInErrors) {
+  const std::string path = ::testing::TempDir() + "/model_config_test.yaml";
+  {
+    std::ofstream out(path);
+    out << "max_batch_size: 4\ninstance_count: 100\n";
+  }
+  absl::StatusOr<ModelConfigFile> file = LoadModelConfigFile(path);
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(file.status().message(), AllOf(HasSubstr(path), HasSubstr("instance_count")));
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace onyx::server

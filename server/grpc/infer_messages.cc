@@ -1,0 +1,171 @@
+#include "server/grpc/infer_messages.h"
+
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onyx/status_macros.h"
+#include "server/grpc/codec.h"
+
+namespace onyx::server {
+namespace {
+
+std::string Names(const std::vector<TensorSpec>& specs) {
+  return absl::StrJoin(specs, ", ",
+                       [](std::string* out, const TensorSpec& s) { out->append(s.name); });
+}
+
+const TensorSpec* FindSpec(const std::vector<TensorSpec>& specs, absl::string_view name) {
+  for (const TensorSpec& spec : specs) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+std::string ShapeString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+// Rank and fixed dims of `shape` against `spec` (-1 in the spec matches any size).
+absl::Status CheckShape(const TensorSpec& spec, absl::Span<const int64_t> shape) {
+  bool ok = shape.size() == spec.dims.size();
+  for (size_t i = 0; ok && i < shape.size(); ++i) {
+    ok = shape[i] >= 0 && (spec.dims[i] < 0 || spec.dims[i] == shape[i]);
+  }
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("expected shape ", ShapeString(spec.dims),
+                                                 " (rank ", spec.dims.size(), "), received ",
+                                                 ShapeString(shape), " (rank ", shape.size(), ")"));
+}
+
+absl::StatusOr<std::vector<std::string>> RequestedOutputs(
+    const inference::ModelInferRequest& request, const Model& model) {
+  std::vector<std::string> names;
+  if (request.outputs_size() == 0) {
+    for (const TensorSpec& spec : model.outputs()) names.push_back(spec.name);
+    return names;
+  }
+  std::set<std::string> seen;
+  for (const auto& output : request.outputs()) {
+    if (FindSpec(model.outputs(), output.name()) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown output '", output.name(), "' (expected one of: ", Names(model.outputs()), ")"));
+    }
+    if (!seen.insert(output.name()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("output '", output.name(), "' requested twice"));
+    }
+    names.push_back(output.name());
+  }
+  return names;
+}
+
+absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
+    const inference::ModelInferRequest& request, const Model& model) {
+  const bool raw = request.raw_input_contents_size() > 0;
+  if (raw && request.raw_input_contents_size() != request.inputs_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", request.inputs_size(),
+                                                   " raw_input_contents (one per input), received ",
+                                                   request.raw_input_contents_size()));
+  }
+  auto parsed = std::make_unique<InferenceRequest>();
+  std::set<std::string> seen;
+  int64_t batch = -1;
+  for (int i = 0; i < request.inputs_size(); ++i) {
+    const auto& input = request.inputs(i);
+    const TensorSpec* spec = FindSpec(model.inputs(), input.name());
+    if (spec == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown input '", input.name(), "' (expected one of: ", Names(model.inputs()), ")"));
+    }
+    if (!seen.insert(input.name()).second) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", input.name(), "' given twice"));
+    }
+    const std::string where = absl::StrCat("input '", input.name(), "': ");
+    auto fail = [&where](const absl::Status& s) {
+      return absl::Status(s.code(), absl::StrCat(where, s.message()));
+    };
+    absl::StatusOr<onyx::DataType> type = WireToDataType(input.datatype());
+    if (!type.ok()) return fail(type.status());
+    if (*type != spec->type) {
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          "expected datatype ", DataTypeToWire(spec->type), ", received ", input.datatype())));
+    }
+    const std::vector<int64_t> shape(input.shape().begin(), input.shape().end());
+    if (absl::Status s = CheckShape(*spec, shape); !s.ok()) return fail(s);
+    if (model.batched()) {
+      if (batch >= 0 && shape[0] != batch) {
+        return fail(absl::InvalidArgumentError(
+            absl::StrCat("batch size ", shape[0], " differs from the other inputs' ", batch)));
+      }
+      batch = shape[0];
+      if (batch < 1 || batch > model.config().max_batch_size) {
+        return fail(absl::InvalidArgumentError(
+            absl::StrCat("expected a batch size in [1, ", model.config().max_batch_size,
+                         "] (max_batch_size), received ", batch)));
+      }
+    }
+    if (raw && HasTypedContents(input.contents())) {
+      return fail(absl::InvalidArgumentError(
+          "raw_input_contents and typed contents cannot be mixed in one request"));
+    }
+    absl::StatusOr<onyx::Tensor> tensor =
+        raw ? DecodeRawTensor(*type, shape, request.raw_input_contents(i))
+            : DecodeTypedTensor(*type, shape, input.contents());
+    if (!tensor.ok()) return fail(tensor.status());
+    parsed->inputs.emplace_back(input.name(), onyx::Value(std::move(*tensor)));
+  }
+  for (const TensorSpec& spec : model.inputs()) {
+    if (!seen.contains(spec.name)) {
+      return absl::InvalidArgumentError(absl::StrCat("missing input '", spec.name, "' (",
+                                                     DataTypeToWire(spec.type), " ",
+                                                     ShapeString(spec.dims), ")"));
+    }
+  }
+  parsed->batch_size = model.batched() ? batch : 0;
+  ASSIGN_OR_RETURN(parsed->output_names, RequestedOutputs(request, model));
+  return parsed;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseInferRequest(
+    const inference::ModelInferRequest& request, const Model& model) {
+  auto parsed = ParseUnprefixed(request, model);
+  if (!parsed.ok()) {
+    return absl::Status(parsed.status().code(),
+                        absl::StrCat("model '", model.name(), "': ", parsed.status().message()));
+  }
+  return parsed;
+}
+
+absl::Status FillInferResponse(const inference::ModelInferRequest& request,
+                               const std::string& model_name, const std::string& model_version,
+                               const std::vector<std::string>& output_names,
+                               const InferenceResult& result,
+                               inference::ModelInferResponse* response) {
+  if (result.outputs.size() != output_names.size()) {
+    return absl::InternalError(absl::StrCat("model '", model_name, "' produced ",
+                                            result.outputs.size(), " outputs, expected ",
+                                            output_names.size()));
+  }
+  response->set_model_name(model_name);
+  response->set_model_version(model_version);
+  response->set_id(request.id());
+  for (size_t i = 0; i < output_names.size(); ++i) {
+    const onyx::Tensor& tensor = result.outputs[i];
+    auto* output = response->add_outputs();
+    output->set_name(output_names[i]);
+    output->set_datatype(std::string(DataTypeToWire(tensor.type())));
+    for (int64_t d : tensor.dims()) output->add_shape(d);
+    absl::Status s = EncodeRawTensor(tensor, response->add_raw_output_contents());
+    if (!s.ok()) {
+      return absl::InternalError(
+          absl::StrCat("model '", model_name, "' output '", output_names[i], "': ", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onyx::server

@@ -1,0 +1,66 @@
+#include "server/grpc/model_messages.h"
+
+#include <string>
+
+#include "server/grpc/codec.h"
+
+namespace onyx::server {
+
+void FillModelMetadata(const Model& model, inference::ModelMetadataResponse* response) {
+  response->set_name(model.name());
+  response->add_versions(model.version_string());
+  response->set_platform(kPlatform);
+  auto fill = [](const TensorSpec& spec, inference::ModelMetadataResponse::TensorMetadata* t) {
+    t->set_name(spec.name);
+    t->set_datatype(std::string(DataTypeToWire(spec.type)));
+    for (int64_t d : spec.dims) t->add_shape(d);
+  };
+  for (const TensorSpec& spec : model.inputs()) fill(spec, response->add_inputs());
+  for (const TensorSpec& spec : model.outputs()) fill(spec, response->add_outputs());
+}
+
+void FillModelConfig(const Model& model, inference::ModelConfig* config) {
+  const ModelConfig& mc = model.config();
+  config->set_name(model.name());
+  config->set_platform(kPlatform);
+  config->set_backend("onyx");
+  config->set_max_batch_size(static_cast<int32_t>(mc.max_batch_size));
+  // Triton lists dims without the batch dimension when the model batches.
+  const size_t skip = model.batched() ? 1 : 0;
+  for (const TensorSpec& spec : model.inputs()) {
+    auto* input = config->add_input();
+    input->set_name(spec.name);
+    input->set_data_type(DataTypeToConfig(spec.type));
+    for (size_t i = skip; i < spec.dims.size(); ++i) input->add_dims(spec.dims[i]);
+  }
+  for (const TensorSpec& spec : model.outputs()) {
+    auto* output = config->add_output();
+    output->set_name(spec.name);
+    output->set_data_type(DataTypeToConfig(spec.type));
+    for (size_t i = skip; i < spec.dims.size(); ++i) output->add_dims(spec.dims[i]);
+  }
+  auto* group = config->add_instance_group();
+  group->set_name(model.name());
+  group->set_count(static_cast<int32_t>(mc.instance_count));
+  group->set_kind(inference::ModelInstanceGroup::KIND_CPU);
+  if (model.batched()) {
+    auto* batching = config->mutable_dynamic_batching();
+    for (int64_t b : mc.buckets) batching->add_preferred_batch_size(static_cast<int32_t>(b));
+    batching->set_max_queue_delay_microseconds(
+        static_cast<uint64_t>(mc.dynamic_batching.max_queue_delay_us));
+  }
+}
+
+void FillRepositoryIndex(const std::vector<ModelStatus>& index, bool ready_only,
+                         inference::RepositoryIndexResponse* response) {
+  for (const ModelStatus& status : index) {
+    if (ready_only && status.state != ModelState::kReady) continue;
+    auto* entry = response->add_models();
+    entry->set_name(status.name);
+    entry->set_version(status.version);
+    entry->set_state(std::string(ModelStateName(status.state)));
+    entry->set_reason(status.reason);
+  }
+}
+
+}  // namespace onyx::server

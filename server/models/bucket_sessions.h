@@ -1,0 +1,60 @@
+// BucketSessions: one onyx::InferenceSession per batch bucket of a model, warmed.
+//
+//   BucketSessions::Options options;
+//   options.model_name = "mlp";
+//   options.model_path = "/models/mlp/3/model.onnx";
+//   options.buckets = {1, 2, 4, 8};
+//   options.inputs = probe->inputs();      // the graph inputs, batch dim first
+//   ASSIGN_OR_RETURN(auto sessions, BucketSessions::Create(options));
+//
+// Each session is created with SessionOptions::input_shape_overrides fixing the
+// first dimension of every input to its bucket (other dims stay free), so the
+// engine plans once per bucket. Each is run once on zero-filled inputs (free
+// dims = 1) before Create returns, so no client request pays the first-run cost.
+// Thread-safe: immutable after Create; InferenceSession::Run is thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "onyx/session.h"
+#include "server/scheduling/bucketed_model.h"
+
+namespace onyx::server {
+
+class BucketSessions final : public BucketedModel {
+ public:
+  struct Options {
+    std::string model_name;
+    std::string model_path;
+    // Strictly ascending; empty: one session with the model's own shapes.
+    std::vector<int64_t> buckets;
+    // The model's graph inputs (from a probe session); all have rank >= 1 when
+    // buckets is non-empty.
+    std::vector<onyx::ValueInfo> inputs;
+    // Base options for every session (providers, threads); input_shape_overrides
+    // and model_name are set here.
+    onyx::SessionOptions session_options;
+  };
+
+  // Errors: whatever InferenceSession::Create or the warm-up run returns,
+  // prefixed with the bucket concerned.
+  static absl::StatusOr<std::unique_ptr<BucketSessions>> Create(const Options& options);
+
+  absl::Span<const int64_t> buckets() const override { return buckets_; }
+  absl::StatusOr<std::vector<onyx::Value>> Run(
+      size_t bucket_index, const onyx::Feeds& feeds,
+      const std::vector<std::string>& output_names) const override;
+
+ private:
+  BucketSessions(std::vector<int64_t> buckets,
+                 std::vector<std::unique_ptr<onyx::InferenceSession>> sessions);
+
+  const std::vector<int64_t> buckets_;
+  const std::vector<std::unique_ptr<onyx::InferenceSession>> sessions_;
+};
+
+}  // namespace onyx::server

@@ -1,0 +1,127 @@
+#include "server/models/model.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "onyx/status_macros.h"
+#include "server/models/bucket_sessions.h"
+#include "server/scheduling/queue_scheduler.h"
+
+namespace onyx::server {
+namespace {
+
+bool IsServableType(onyx::DataType type) {
+  return type != onyx::DataType::kUndefined && type != onyx::DataType::kComplex64 &&
+         type != onyx::DataType::kComplex128;
+}
+
+absl::string_view TypeName(onyx::DataType type) {
+  std::string_view name = onyx::DataTypeName(type);
+  return absl::string_view(name.data(), name.size());
+}
+
+// Why the model cannot take a batch dimension; empty when every input can.
+std::string BatchDimProblem(const std::vector<onyx::ValueInfo>& inputs) {
+  if (inputs.empty()) return "the model has no inputs";
+  for (const onyx::ValueInfo& input : inputs) {
+    if (input.dims.empty()) return absl::StrCat("input '", input.name, "' is a scalar");
+    if (input.dims[0] >= 0) {
+      return absl::StrCat("input '", input.name, "' has fixed first dimension ", input.dims[0]);
+    }
+  }
+  return "";
+}
+
+absl::StatusOr<TensorSpec> ToSpec(const onyx::ValueInfo& info, bool batched, bool is_input) {
+  const char* role = is_input ? "input" : "output";
+  if (info.kind != onyx::ValueInfo::Kind::kTensor) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(role, " '", info.name, "' is not a tensor; onyx serves tensors only"));
+  }
+  if (!IsServableType(info.type)) {
+    return absl::InvalidArgumentError(absl::StrCat(role, " '", info.name, "' has type ",
+                                                   TypeName(info.type),
+                                                   ", which the KServe protocol cannot carry"));
+  }
+  if (is_input && !info.has_shape) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input '", info.name, "' has an unknown rank; onyx needs a static rank"));
+  }
+  TensorSpec spec;
+  spec.name = info.name;
+  spec.type = info.type;
+  spec.has_shape = info.has_shape;
+  spec.dims = info.dims;
+  if (batched && !spec.dims.empty()) spec.dims[0] = -1;
+  return spec;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const Options& options) {
+  std::unique_ptr<Model> model(new Model());
+  absl::Status status = model->Init(options);
+  if (!status.ok()) {
+    // Engine errors already start with "model '<name>': "; say it once.
+    const std::string own_prefix = absl::StrCat("model '", options.name, "': ");
+    absl::string_view message = status.message();
+    absl::ConsumePrefix(&message, own_prefix);
+    return absl::Status(status.code(), absl::StrCat("model '", options.name, "' version ",
+                                                    options.version, ": ", message));
+  }
+  return model;
+}
+
+Model::~Model() {
+  if (scheduler_ != nullptr) scheduler_->Stop();
+}
+
+absl::Status Model::Init(const Options& options) {
+  name_ = options.name;
+  version_ = options.version;
+  version_string_ = absl::StrCat(options.version);
+  const std::string config_path = options.directory + "/config.yaml";
+  const std::string model_path =
+      absl::StrCat(options.directory, "/", options.version, "/model.onnx");
+  ASSIGN_OR_RETURN(ModelConfigFile file, LoadModelConfigFile(config_path));
+
+  // A cheap, unoptimised session tells us the graph's signature before the
+  // bucket sessions fix its batch dimension.
+  onyx::SessionOptions probe_options = options.session_options;
+  probe_options.optimization_level = onyx::OptimizationLevel::kDisabled;
+  probe_options.model_name = options.name;
+  ASSIGN_OR_RETURN(auto probe, onyx::InferenceSession::Create(model_path, probe_options));
+  const std::vector<onyx::ValueInfo> graph_inputs = probe->inputs();
+  const std::vector<onyx::ValueInfo> graph_outputs = probe->outputs();
+  probe.reset();
+
+  ASSIGN_OR_RETURN(config_, ResolveModelConfig(file, BatchDimProblem(graph_inputs), config_path));
+  for (const onyx::ValueInfo& info : graph_inputs) {
+    ASSIGN_OR_RETURN(TensorSpec spec, ToSpec(info, batched(), /*is_input=*/true));
+    inputs_.push_back(std::move(spec));
+  }
+  for (const onyx::ValueInfo& info : graph_outputs) {
+    ASSIGN_OR_RETURN(TensorSpec spec, ToSpec(info, batched(), /*is_input=*/false));
+    outputs_.push_back(std::move(spec));
+  }
+
+  BucketSessions::Options session_options;
+  session_options.model_name = options.name;
+  session_options.model_path = model_path;
+  session_options.buckets = config_.buckets;
+  session_options.inputs = graph_inputs;
+  session_options.session_options = options.session_options;
+  ASSIGN_OR_RETURN(std::shared_ptr<const BucketSessions> sessions,
+                   BucketSessions::Create(session_options));
+
+  QueueScheduler::Options scheduler_options;
+  scheduler_options.model_name = options.name;
+  scheduler_options.model = std::move(sessions);
+  scheduler_options.max_queue_size = config_.dynamic_batching.max_queue_size;
+  scheduler_options.instance_count = config_.instance_count;
+  ASSIGN_OR_RETURN(scheduler_, QueueScheduler::Create(std::move(scheduler_options)));
+  return absl::OkStatus();
+}
+
+}  // namespace onyx::server

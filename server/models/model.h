@@ -1,0 +1,77 @@
+// Model: one loaded version of a model — its configuration, signature, bucket
+// sessions and scheduler.
+//
+//   Model::Options options;
+//   options.name = "mlp";
+//   options.version = 3;
+//   options.directory = "/models/mlp";           // holds config.yaml and 3/model.onnx
+//   ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load(options));
+//   RETURN_IF_ERROR(model->scheduler().Enqueue(std::move(request), std::move(done)));
+//
+// Load() does all the work once: reads config.yaml (optional), probes the graph
+// for its inputs and outputs, resolves the configuration against them, builds and
+// warms one session per bucket and starts the scheduler's workers.
+// Thread-safe: immutable after Load(); the scheduler is thread-safe. Call Stop()
+// before dropping the last reference while requests may be in flight.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "onyx/session.h"
+#include "server/config/model_config.h"
+#include "server/models/tensor_spec.h"
+#include "server/scheduling/scheduler.h"
+
+namespace onyx::server {
+
+class Model {
+ public:
+  struct Options {
+    std::string name;
+    int64_t version = 1;
+    // <repo>/<name>: config.yaml here, the graph in <version>/model.onnx.
+    std::string directory;
+    // Base options for every session of the model (providers, threads).
+    onyx::SessionOptions session_options;
+  };
+
+  // Errors name the model and what failed: INVALID_ARGUMENT for a bad
+  // config.yaml or a signature onyx cannot serve (sequence inputs, complex
+  // types, unknown input rank), and the engine's errors for the graph itself.
+  static absl::StatusOr<std::unique_ptr<Model>> Load(const Options& options);
+
+  // Stops the scheduler (drains accepted requests).
+  ~Model();
+
+  const std::string& name() const { return name_; }
+  int64_t version() const { return version_; }
+  const std::string& version_string() const { return version_string_; }
+  const ModelConfig& config() const { return config_; }
+  // Graph inputs and outputs in graph order; batched models have -1 first.
+  const std::vector<TensorSpec>& inputs() const { return inputs_; }
+  const std::vector<TensorSpec>& outputs() const { return outputs_; }
+  bool batched() const { return config_.max_batch_size > 0; }
+
+  Scheduler& scheduler() const { return *scheduler_; }
+  // Refuses new requests and waits for accepted ones. Idempotent.
+  void Stop() const { scheduler_->Stop(); }
+
+ private:
+  Model() = default;
+  // Fills every member; Load() adds the model's name to errors.
+  absl::Status Init(const Options& options);
+
+  std::string name_;
+  int64_t version_ = 0;
+  std::string version_string_;
+  ModelConfig config_;
+  std::vector<TensorSpec> inputs_;
+  std::vector<TensorSpec> outputs_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
+}  // namespace onyx::server

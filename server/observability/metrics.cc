@@ -1,0 +1,62 @@
+#include "server/observability/metrics.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "prometheus/text_serializer.h"
+
+namespace onyx::server {
+namespace {
+
+// 100 µs .. 10 s, roughly 1-2.5-5 per decade.
+const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
+  static const auto* buckets = new prometheus::Histogram::BucketBoundaries{
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+      0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,  10.0};
+  return *buckets;
+}
+
+}  // namespace
+
+Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
+  requests_ = &prometheus::BuildCounter()
+                   .Name("onyx_requests_total")
+                   .Help("ModelInfer requests by model and final gRPC status code")
+                   .Register(*registry_);
+  durations_ = &prometheus::BuildHistogram()
+                    .Name("onyx_request_duration_seconds")
+                    .Help("ModelInfer latency from arrival to reply, in seconds")
+                    .Register(*registry_);
+}
+
+Metrics::~Metrics() = default;
+
+absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const Options& options) {
+  std::unique_ptr<Metrics> metrics(new Metrics());
+  if (options.address.empty()) return metrics;
+  try {  // prometheus-cpp (civetweb) throws when it cannot bind
+    metrics->exposer_ = std::make_unique<prometheus::Exposer>(options.address);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("metrics listener on ", options.address, ": ", e.what()));
+  }
+  metrics->exposer_->RegisterCollectable(metrics->registry_);
+  return metrics;
+}
+
+void Metrics::RecordRequest(absl::string_view model, absl::StatusCode code, double seconds) {
+  const std::string model_label(model);
+  requests_->Add({{"model", model_label}, {"code", absl::StatusCodeToString(code)}}).Increment();
+  durations_->Add({{"model", model_label}}, LatencyBuckets()).Observe(seconds);
+}
+
+std::string Metrics::Serialize() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+std::vector<int> Metrics::ListeningPorts() const {
+  if (exposer_ == nullptr) return {};
+  return exposer_->GetListeningPorts();
+}
+
+}  // namespace onyx::server

@@ -1,0 +1,48 @@
+#include "server/observability/metrics.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace onyx::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(MetricsTest, CountsRequestsByModelAndCode) {
+  absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  (*metrics)->RecordRequest("mlp", absl::StatusCode::kOk, 0.002);
+  (*metrics)->RecordRequest("mlp", absl::StatusCode::kOk, 0.004);
+  (*metrics)->RecordRequest("mlp", absl::StatusCode::kInvalidArgument, 0.0001);
+  (*metrics)->RecordRequest("", absl::StatusCode::kNotFound, 0.0001);
+  const std::string text = (*metrics)->Serialize();
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"INVALID_ARGUMENT\",model=\"mlp\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"NOT_FOUND\",model=\"\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\"} 3"));
+  // 0.002 and 0.004 are both <= 0.005; 0.0001 is in the first bucket.
+  EXPECT_THAT(text,
+              HasSubstr("onyx_request_duration_seconds_bucket{model=\"mlp\",le=\"0.0001\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_request_duration_seconds_bucket{model=\"mlp\",le=\"0.005\"} 3"));
+  EXPECT_TRUE((*metrics)->ListeningPorts().empty());
+}
+
+TEST(MetricsTest, ListenerThatCannotBindIsUnavailable) {
+  Metrics::Options options;
+  options.address = "127.0.0.1:0";
+  absl::StatusOr<std::unique_ptr<Metrics>> first = Metrics::Create(options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ((*first)->ListeningPorts().size(), 1u);
+  const int port = (*first)->ListeningPorts()[0];
+  EXPECT_GT(port, 0);
+
+  options.address = "127.0.0.1:" + std::to_string(port);
+  absl::StatusOr<std::unique_ptr<Metrics>> second = Metrics::Create(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(second.status().message(), HasSubstr(options.address));
+}
+
+}  // namespace
+}  // namespace onyx::server

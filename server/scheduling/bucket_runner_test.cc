@@ -1,0 +1,128 @@
+#include "server/scheduling/bucket_runner.h"
+
+#include <memory>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/scheduling/test_util.h"
+
+namespace onyx::server {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::FakeModel;
+using testing::FloatTensor;
+using testing::FloatValues;
+using ::testing::HasSubstr;
+
+// y = 10 * x row by row, plus a per-row sum output "s" of shape [B, 1].
+absl::StatusOr<std::vector<onyx::Value>> TimesTenAndRowSum(
+    size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs) {
+  const onyx::Tensor& x = feeds.at(0).second.tensor();
+  const int64_t rows = x.dims()[0], cols = x.dims()[1];
+  onyx::Tensor y = onyx::Tensor::Allocate(onyx::DataType::kFloat, x.dims());
+  onyx::Tensor s = onyx::Tensor::Allocate(onyx::DataType::kFloat, {rows, 1});
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      y.mutable_data<float>()[r * cols + c] = 10 * x.data<float>()[r * cols + c];
+      s.mutable_data<float>()[r] += x.data<float>()[r * cols + c];
+    }
+  }
+  std::vector<onyx::Value> result;
+  for (const std::string& name : outputs) result.emplace_back(name == "y" ? y : s);
+  return result;
+}
+
+std::unique_ptr<InferenceRequest> Request(onyx::Tensor x, int64_t batch,
+                                          std::vector<std::string> outputs) {
+  auto request = std::make_unique<InferenceRequest>();
+  request->inputs.emplace_back("x", onyx::Value(std::move(x)));
+  request->batch_size = batch;
+  request->output_names = std::move(outputs);
+  return request;
+}
+
+TEST(BucketRunnerTest, RunsOnTheSmallestBucketPaddedThenSlicesBack) {
+  FakeModel model({1, 2, 4, 8}, TimesTenAndRowSum);
+  auto request = Request(FloatTensor({3, 2}, {1, 2, 3, 4, 5, 6}), 3, {"y", "s"});
+  absl::StatusOr<InferenceResult> result = RunOnBucket(model, *request);
+  ASSERT_TRUE(result.ok()) << result.status();
+
+  // Batch 3 runs on bucket 4 (index 2) with one zero row appended.
+  ASSERT_EQ(model.calls().size(), 1u);
+  EXPECT_EQ(model.calls()[0].bucket_index, 2u);
+  const onyx::Tensor& fed = model.calls()[0].feeds.at(0).second.tensor();
+  EXPECT_THAT(fed.dims(), ElementsAre(4, 2));
+  EXPECT_THAT(FloatValues(fed), ElementsAre(1, 2, 3, 4, 5, 6, 0, 0));
+
+  // Outputs come back with 3 rows, in the requested order.
+  ASSERT_EQ(result->outputs.size(), 2u);
+  EXPECT_THAT(result->outputs[0].dims(), ElementsAre(3, 2));
+  EXPECT_THAT(FloatValues(result->outputs[0]), ElementsAre(10, 20, 30, 40, 50, 60));
+  EXPECT_THAT(result->outputs[1].dims(), ElementsAre(3, 1));
+  EXPECT_THAT(FloatValues(result->outputs[1]), ElementsAre(3, 7, 11));
+}
+
+TEST(BucketRunnerTest, ExactBucketIsNotPadded) {
+  FakeModel model({1, 2, 4}, TimesTenAndRowSum);
+  auto request = Request(FloatTensor({2, 1}, {7, 8}), 2, {"s"});
+  absl::StatusOr<InferenceResult> result = RunOnBucket(model, *request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(model.calls()[0].bucket_index, 1u);
+  EXPECT_THAT(model.calls()[0].feeds.at(0).second.tensor().dims(), ElementsAre(2, 1));
+  EXPECT_THAT(FloatValues(result->outputs[0]), ElementsAre(7, 8));
+}
+
+TEST(BucketRunnerTest, UnbatchedModelRunsAsGiven) {
+  FakeModel model({}, TimesTenAndRowSum);
+  auto request = Request(FloatTensor({3, 1}, {1, 2, 3}), 0, {"y"});
+  absl::StatusOr<InferenceResult> result = RunOnBucket(model, *request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(model.calls()[0].bucket_index, 0u);
+  EXPECT_THAT(FloatValues(result->outputs[0]), ElementsAre(10, 20, 30));
+}
+
+TEST(BucketRunnerTest, BatchLargerThanEveryBucketIsInvalid) {
+  FakeModel model({1, 2}, TimesTenAndRowSum);
+  auto request = Request(FloatTensor({3, 1}, {1, 2, 3}), 3, {"y"});
+  absl::StatusOr<InferenceResult> result = RunOnBucket(model, *request);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(model.calls().empty());
+}
+
+TEST(BucketRunnerTest, InputRowsMustMatchTheBatchSize) {
+  FakeModel model({1, 2, 4}, TimesTenAndRowSum);
+  auto request = Request(FloatTensor({3, 1}, {1, 2, 3}), 2, {"y"});
+  absl::StatusOr<InferenceResult> result = RunOnBucket(model, *request);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(result.status().message(), HasSubstr("input 'x'"));
+}
+
+TEST(BucketRunnerTest, OutputWithoutTheBatchDimensionIsInternal) {
+  FakeModel model({1, 2, 4},
+                  [](size_t, const onyx::Feeds&,
+                     const std::vector<std::string>&) -> absl::StatusOr<std::vector<onyx::Value>> {
+                    return std::vector<onyx::Value>{onyx::Value(FloatTensor({1}, {0}))};
+                  });
+  auto request = Request(FloatTensor({3, 1}, {1, 2, 3}), 3, {"y"});
+  absl::StatusOr<InferenceResult> result = RunOnBucket(model, *request);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(result.status().message(), HasSubstr("output 'y'"));
+}
+
+TEST(BucketRunnerTest, ModelErrorsPassThrough) {
+  FakeModel model({1},
+                  [](size_t, const onyx::Feeds&,
+                     const std::vector<std::string>&) -> absl::StatusOr<std::vector<onyx::Value>> {
+                    return absl::InternalError("kernel exploded");
+                  });
+  auto request = Request(FloatTensor({1, 1}, {1}), 1, {"y"});
+  absl::StatusOr<InferenceResult> result = RunOnBucket(model, *request);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(), "kernel exploded");
+}
+
+}  // namespace
+}  // namespace onyx::server

@@ -1,0 +1,37 @@
+// The unit of work the scheduler queues: one validated request for one model,
+// already decoded into engine tensors. Nothing here knows about gRPC.
+// Plain data: thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/statusor.h"
+#include "onyx/session.h"
+#include "onyx/tensor.h"
+
+namespace onyx::server {
+
+struct InferenceRequest {
+  // One tensor per model input. For a batched model every input's first
+  // dimension equals batch_size.
+  onyx::Feeds inputs;
+  // Outputs to produce, in the order the response lists them; never empty.
+  std::vector<std::string> output_names;
+  // Rows in the first dimension of every input; 0 for a model without a batch
+  // dimension (max_batch_size 0).
+  int64_t batch_size = 0;
+};
+
+struct InferenceResult {
+  // Parallel to InferenceRequest::output_names; batched outputs have batch_size rows.
+  std::vector<onyx::Tensor> outputs;
+};
+
+// Receives the outcome of one request, exactly once, on a scheduler thread.
+// It must not block for long: it runs on the model's worker.
+using DoneCallback = absl::AnyInvocable<void(absl::StatusOr<InferenceResult>)>;
+
+}  // namespace onyx::server
