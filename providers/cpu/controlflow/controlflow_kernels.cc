@@ -7,6 +7,7 @@ void RegisterControlFlowKernels(KernelRegistry& r) {
   RegisterIfKernels(r);
   RegisterLoopKernels(r);
   RegisterScanKernels(r);
+  RegisterSequenceMapKernels(r);
 }
 
 }  // namespace onyx

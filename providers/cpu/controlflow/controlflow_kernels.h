@@ -10,5 +10,6 @@ namespace onyx {
 void RegisterIfKernels(KernelRegistry& registry);    // if.cc
 void RegisterLoopKernels(KernelRegistry& registry);  // loop.cc
 void RegisterScanKernels(KernelRegistry& registry);  // scan.cc
+void RegisterSequenceMapKernels(KernelRegistry& registry);  // sequence_map.cc
 
 }  // namespace onyx

@@ -3,5 +3,6 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   controlflow/if.cc
   controlflow/loop.cc
   controlflow/scan.cc
+  controlflow/sequence_map.cc
   controlflow/stacking.cc
 )
