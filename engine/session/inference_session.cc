@@ -20,6 +20,7 @@
 #include "partition/partitioner.h"
 #include "session/model_writer.h"
 #include "session/plan_builder.h"
+#include "session/shared_weights.h"
 
 namespace onyx {
 
@@ -39,6 +40,7 @@ class InferenceSession::Impl {
   std::map<std::string, int64_t> histogram;
   bool enable_mem_pattern = true;
   std::unique_ptr<PatternCache> patterns;
+  std::shared_ptr<SharedWeightsGroup> shared_weights;
   mutable std::atomic<int64_t> last_planned{0};
   mutable std::atomic<int64_t> last_unplanned{0};
 
@@ -181,6 +183,9 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBy
     return absl::FailedPreconditionError(absl::StrCat(
         impl->label, ": ", impl->report.fallback_nodes.size(), " nodes fell back to CPU, more than max_cpu_fallback_nodes=",
         options.max_cpu_fallback_nodes, "\n", impl->report.ToString()));
+  }
+  if (!options.shared_weights_group.empty()) {
+    impl->shared_weights = ShareWeights(options.shared_weights_group, graph);
   }
   auto plan = BuildExecutionPlan(graph, impl->provider_views);
   if (!plan.ok()) {

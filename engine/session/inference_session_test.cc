@@ -1,6 +1,7 @@
 #include "onyx/session.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "gtest/gtest.h"
@@ -126,6 +127,41 @@ TEST(InferenceSessionTest, CreateErrorsNameTheProblem) {
   auto no_kernel = Make(unknown);
   EXPECT_FALSE(no_kernel.ok());
   EXPECT_NE(no_kernel.status().message().find("Mystery 'mystery'"), absl::string_view::npos) << no_kernel.status();
+}
+
+TEST(InferenceSessionTest, LoadsExternalDataWeightsBesideTheModel) {
+  std::string dir = ::testing::TempDir() + "/external_model";
+  std::filesystem::create_directories(dir);
+  ModelBuilder m = SmallMlp();
+  // Move w's bytes to weights.bin (after 16 bytes of padding) and point at them.
+  onnx::TensorProto* w = nullptr;
+  for (auto& init : *m.proto().mutable_graph()->mutable_initializer()) {
+    if (init.name() == "w") w = &init;
+  }
+  ASSERT_NE(w, nullptr);
+  std::string bytes = std::string(16, '\0') + w->raw_data();
+  std::ofstream(dir + "/weights.bin", std::ios::binary).write(bytes.data(), bytes.size());
+  w->clear_raw_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto add = [&](const char* key, const std::string& value) {
+    auto* e = w->add_external_data();
+    e->set_key(key);
+    e->set_value(value);
+  };
+  add("location", "weights.bin");
+  add("offset", "16");
+  add("length", std::to_string(bytes.size() - 16));
+  std::ofstream(dir + "/model.onnx", std::ios::binary) << m.Serialize();
+  auto session = InferenceSession::Create(dir + "/model.onnx", {});
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto out = (*session)->Run(RunOptions(), {{"x", Value(FloatTensor({1, 2}, {1, 2}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FLOAT_EQ((*out)[0].tensor().data<float>()[0], 5.5f);  // as in RunsAndMatchesHandComputedValues
+
+  add("location", "../escape.bin");  // a second location entry: the last one wins
+  std::ofstream(dir + "/bad.onnx", std::ios::binary) << m.Serialize();
+  auto bad = InferenceSession::Create(dir + "/bad.onnx", {});
+  EXPECT_FALSE(bad.ok());
 }
 
 TEST(InferenceSessionTest, CancelledRunReturnsCancelledAndSessionStaysUsable) {

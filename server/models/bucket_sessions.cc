@@ -23,6 +23,8 @@ absl::StatusOr<std::unique_ptr<onyx::InferenceSession>> CreateWarmSession(
     const BucketSessions::Options& options, int64_t bucket) {
   onyx::SessionOptions session_options = options.session_options;
   session_options.model_name = options.model_name;
+  // Every bucket of this model file shares one copy of the weights.
+  session_options.shared_weights_group = options.model_path;
   const std::string what = bucket > 0 ? absl::StrCat("bucket ", bucket) : std::string("session");
   if (bucket > 0) {
     for (const onyx::ValueInfo& input : options.inputs) {

@@ -59,6 +59,9 @@ struct SessionOptions {
   bool enable_mem_pattern = true;
   // Patterns kept per session (least recently used dropped beyond this).
   int mem_pattern_cache_size = 16;
+  // Sessions with the same non-empty group share one copy of identical weights
+  // (e.g. a server's shape-bucket sessions of one model version).
+  std::string shared_weights_group;
 };
 
 // What memory planning achieved for the most recent learned pattern.

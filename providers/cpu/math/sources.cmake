@@ -21,3 +21,14 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   math/unary.cc
   math/variadic.cc
 )
+
+# Unit tests of the math family (GTest; run by ctest as math_kernel_tests).
+if(ONYX_BUILD_TESTS)
+  add_executable(math_kernel_tests
+    math/math_ops_test.cc
+    math/reduce_plan_test.cc
+  )
+  target_link_libraries(math_kernel_tests PRIVATE onyx_runtime onyx_engine_internal onyx_test_util
+                        GTest::gtest_main)
+  gtest_discover_tests(math_kernel_tests DISCOVERY_TIMEOUT 60)
+endif()

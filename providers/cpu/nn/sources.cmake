@@ -19,3 +19,13 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   nn/rnn_common.cc
   nn/roi_align.cc
 )
+
+# Unit tests of the nn family (GTest; run by ctest as nn_kernel_tests).
+if(ONYX_BUILD_TESTS)
+  add_executable(nn_kernel_tests
+    nn/nn_ops_test.cc
+  )
+  target_link_libraries(nn_kernel_tests PRIVATE onyx_runtime onyx_engine_internal onyx_test_util
+                        GTest::gtest_main)
+  gtest_discover_tests(nn_kernel_tests DISCOVERY_TIMEOUT 60)
+endif()

@@ -1,0 +1,199 @@
+// Math-family kernels run through a session on cases the ONNX node tests do
+// not cover: attribute forms of old opsets, integer edge cases, NaN handling,
+// float16, implicit einsum, and error reporting. Expected values are worked
+// out by hand in the comments.
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+#include "providers/cpu/op_test_util.h"
+
+namespace onyx {
+namespace {
+
+using testing::FloatAttr;
+using testing::FloatTensor;
+using testing::Int64Tensor;
+using testing::IntAttr;
+using testing::ModelBuilder;
+using testing::RunModel;
+using testing::StringAttr;
+using testing::TypedTensor;
+using testing::Values;
+
+TEST(MathOpsTest, ClipUsesAttributesBeforeOpset11) {
+  ModelBuilder m(6);
+  m.Input("x", DataType::kFloat, {3}).Output("y", DataType::kFloat, {3});
+  auto& n = m.Node("Clip", {"x"}, {"y"});
+  *n.add_attribute() = FloatAttr("min", -1.f);
+  *n.add_attribute() = FloatAttr("max", 2.f);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({3}, {-3.f, 0.5f, 5.f}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({-1.f, 0.5f, 2.f}));
+}
+
+TEST(MathOpsTest, ClipIntegerWithBoundInputs) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kInt32, {3}).Input("lo", DataType::kInt32, {}).Input("hi", DataType::kInt32, {});
+  m.Output("y", DataType::kInt32, {3});
+  m.Node("Clip", {"x", "lo", "hi"}, {"y"});
+  auto out = RunModel(m,
+                      {{"x", Value(TypedTensor<int32_t>(DataType::kInt32, {3}, {-5, 3, 9}))},
+                       {"lo", Value(TypedTensor<int32_t>(DataType::kInt32, {}, {0}))},
+                       {"hi", Value(TypedTensor<int32_t>(DataType::kInt32, {}, {4}))}},
+                      {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int32_t>((*out)[0]), std::vector<int32_t>({0, 3, 4}));
+}
+
+TEST(MathOpsTest, SoftmaxCoercesTo2dBeforeOpset13) {
+  // Opset 11, axis 1 on [1, 2, 2]: one row of 4 values {0, 0, 0, ln 3}:
+  // exp = {1, 1, 1, 3}, sum 6.
+  ModelBuilder m(11);
+  m.Input("x", DataType::kFloat, {1, 2, 2}).Output("y", DataType::kFloat, {1, 2, 2});
+  m.Node("Softmax", {"x"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2, 2}, {0.f, 0.f, 0.f, std::log(3.f)}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<float> y = Values<float>((*out)[0]);
+  const std::vector<float> expected = {1.f / 6, 1.f / 6, 1.f / 6, 0.5f};
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-6) << i;
+}
+
+TEST(MathOpsTest, ReduceLogSumExpIsStableForLargeValues) {
+  // log(e^1000 + e^1000) = 1000 + ln 2.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2}).Output("y", DataType::kFloat, {1});
+  m.Node("ReduceLogSumExp", {"x"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({2}, {1000.f, 1000.f}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_NEAR(Values<float>((*out)[0])[0], 1000.f + std::log(2.f), 1e-3);
+}
+
+TEST(MathOpsTest, ReduceMaxOverNonAdjacentAxes) {
+  // x[i][j][k] = 4i + 2j + k; max over axes {0, 2} keeps j: {5, 7}.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 2, 2}).Output("y", DataType::kFloat, {2});
+  auto& n = m.Node("ReduceMax", {"x"}, {"y"});
+  *n.add_attribute() = testing::IntsAttr("axes", {0, -1});
+  *n.add_attribute() = IntAttr("keepdims", 0);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({5.f, 7.f}));
+}
+
+TEST(MathOpsTest, ReduceRepeatedAxisIsInvalidArgument) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 2}).Output("y", DataType::kFloat, {-1, -1});
+  *m.Node("ReduceMean", {"x"}, {"y"}).add_attribute() = testing::IntsAttr("axes", {1, -1});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({2, 2}, {1, 2, 3, 4}))}}, {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("repeated"), std::string::npos) << out.status();
+}
+
+TEST(MathOpsTest, IntegerModAndDivNeverTrap) {
+  // Python-style mod: -7 % 2 = 1, 7 % -2 = -1, INT_MIN % -1 = 0; division by 0
+  // yields 0 and INT_MIN / -1 wraps to INT_MIN.
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  ModelBuilder m(13);
+  m.Input("a", DataType::kInt32, {4}).Input("b", DataType::kInt32, {4});
+  m.Output("mod", DataType::kInt32, {4}).Output("div", DataType::kInt32, {4});
+  m.Node("Mod", {"a", "b"}, {"mod"});
+  m.Node("Div", {"a", "b"}, {"div"});
+  auto out = RunModel(m,
+                      {{"a", Value(TypedTensor<int32_t>(DataType::kInt32, {4}, {-7, 7, kMin, 5}))},
+                       {"b", Value(TypedTensor<int32_t>(DataType::kInt32, {4}, {2, -2, -1, 0}))}},
+                      {"mod", "div"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int32_t>((*out)[0]), std::vector<int32_t>({1, -1, 0, 0}));
+  EXPECT_EQ(Values<int32_t>((*out)[1]), std::vector<int32_t>({-3, -3, kMin, 0}));
+}
+
+TEST(MathOpsTest, PowIntegerBaseAndExponentIsExact) {
+  // 3^39 does not fit a double's mantissa exactly: 4052555153018976267.
+  ModelBuilder m(15);
+  m.Input("x", DataType::kInt64, {3}).Input("p", DataType::kInt64, {3}).Output("y", DataType::kInt64, {3});
+  m.Node("Pow", {"x", "p"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(Int64Tensor({3}, {2, -2, 3}))}, {"p", Value(Int64Tensor({3}, {10, 3, 39}))}},
+                      {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int64_t>((*out)[0]), std::vector<int64_t>({1024, -8, 4052555153018976267LL}));
+}
+
+TEST(MathOpsTest, MaxPropagatesNaN) {
+  ModelBuilder m(13);
+  m.Input("a", DataType::kFloat, {2}).Input("b", DataType::kFloat, {2}).Output("y", DataType::kFloat, {2});
+  m.Node("Max", {"a", "b"}, {"y"});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto out = RunModel(m, {{"a", Value(FloatTensor({2}, {nan, 1.f}))}, {"b", Value(FloatTensor({2}, {0.f, nan}))}},
+                      {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(std::isnan(Values<float>((*out)[0])[0]));
+  EXPECT_TRUE(std::isnan(Values<float>((*out)[0])[1]));
+}
+
+TEST(MathOpsTest, Float16ComputesThroughFloat) {
+  // |-1.5| = 1.5 and 2.25 + 1.5 = 3.75 are exact in float16.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat16, {2}).Output("y", DataType::kFloat16, {2});
+  m.Input("z", DataType::kFloat16, {2});
+  m.Node("Abs", {"x"}, {"a"});
+  m.Node("Sum", {"a", "z"}, {"y"});
+  auto half = [](std::vector<float> v) {
+    std::vector<uint16_t> bits;
+    for (float f : v) bits.push_back(FloatToHalf(f));
+    return TypedTensor<uint16_t>(DataType::kFloat16, {static_cast<int64_t>(v.size())}, bits);
+  };
+  auto out = RunModel(m, {{"x", Value(half({-1.5f, 2.25f}))}, {"z", Value(half({2.25f, 1.5f}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<uint16_t> y = Values<uint16_t>((*out)[0]);
+  EXPECT_EQ(HalfToFloat(y[0]), 3.75f);
+  EXPECT_EQ(HalfToFloat(y[1]), 3.75f);
+}
+
+TEST(MathOpsTest, EinsumImplicitOutputTraceAndMatmul) {
+  // "ii" is the trace (1 + 4); "ij,jk" implies "ik".
+  ModelBuilder m(12);
+  m.Input("a", DataType::kFloat, {2, 2}).Output("t", DataType::kFloat, {}).Output("p", DataType::kFloat, {2, 2});
+  *m.Node("Einsum", {"a"}, {"t"}).add_attribute() = StringAttr("equation", "ii");
+  *m.Node("Einsum", {"a", "a"}, {"p"}).add_attribute() = StringAttr("equation", "ij,jk");
+  auto out = RunModel(m, {{"a", Value(FloatTensor({2, 2}, {1, 2, 3, 4}))}}, {"t", "p"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({5.f}));
+  EXPECT_EQ(Values<float>((*out)[1]), std::vector<float>({7.f, 10.f, 15.f, 22.f}));
+}
+
+TEST(MathOpsTest, EinsumWrongTermCountIsInvalidArgument) {
+  ModelBuilder m(12);
+  m.Input("a", DataType::kFloat, {2, 2}).Output("y", DataType::kFloat, {2});
+  *m.Node("Einsum", {"a"}, {"y"}).add_attribute() = StringAttr("equation", "ij,jk->ik");
+  auto out = RunModel(m, {{"a", Value(FloatTensor({2, 2}, {1, 2, 3, 4}))}}, {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
+}
+
+TEST(MathOpsTest, ArgMaxBreaksTiesByAttribute) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 3}).Output("first", DataType::kInt64, {1, 1}).Output("last", DataType::kInt64, {1, 1});
+  *m.Node("ArgMax", {"x"}, {"first"}).add_attribute() = IntAttr("axis", 1);
+  auto& n = m.Node("ArgMax", {"x"}, {"last"});
+  *n.add_attribute() = IntAttr("axis", 1);
+  *n.add_attribute() = IntAttr("select_last_index", 1);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 3}, {1, 3, 3}))}}, {"first", "last"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int64_t>((*out)[0]), std::vector<int64_t>({1}));
+  EXPECT_EQ(Values<int64_t>((*out)[1]), std::vector<int64_t>({2}));
+}
+
+TEST(MathOpsTest, MatMulShapeMismatchNamesBothShapes) {
+  ModelBuilder m(13);
+  m.Input("a", DataType::kFloat, {2, 3}).Input("b", DataType::kFloat, {2, 3}).Output("y", DataType::kFloat, {-1, -1});
+  m.Node("MatMul", {"a", "b"}, {"y"});
+  auto out = RunModel(m, {{"a", Value(FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6}))},
+                          {"b", Value(FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6}))}},
+                      {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("[2,3] x [2,3]"), std::string::npos) << out.status();
+}
+
+}  // namespace
+}  // namespace onyx

@@ -1,0 +1,206 @@
+// nn-family kernels run through a session on cases the ONNX node tests do not
+// cover: old-opset attribute forms, reverse recurrences with sequence_lens,
+// batch-major layouts, grouped ConvTranspose with output_padding, double
+// Conv, and error reporting. Expected values are worked out by hand in the
+// comments.
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "providers/cpu/op_test_util.h"
+
+namespace onyx {
+namespace {
+
+using testing::FloatTensor;
+using testing::Int64Tensor;
+using testing::IntAttr;
+using testing::IntsAttr;
+using testing::ModelBuilder;
+using testing::RandomFloatTensor;
+using testing::RunModel;
+using testing::StringsAttr;
+using testing::TypedTensor;
+using testing::Values;
+
+TEST(NnOpsTest, BatchNormPerActivationParametersInOpset7) {
+  // spatial=0: scale/B/mean/var hold one value per (channel, position).
+  // mean 0 and var 1 - eps, so y = x * scale + B exactly.
+  ModelBuilder m(7);
+  m.Input("x", DataType::kFloat, {1, 2, 2}).Output("y", DataType::kFloat, {1, 2, 2});
+  const float eps = 1e-5f;
+  m.Initializer("s", FloatTensor({2, 2}, {1, 2, 3, 4}));
+  m.Initializer("b", FloatTensor({2, 2}, {10, 20, 30, 40}));
+  m.Initializer("mean", FloatTensor({2, 2}, {0, 0, 0, 0}));
+  m.Initializer("var", FloatTensor({2, 2}, {1 - eps, 1 - eps, 1 - eps, 1 - eps}));
+  *m.Node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y"}).add_attribute() = IntAttr("spatial", 0);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2, 2}, {1, 1, 1, 1}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<float> y = Values<float>((*out)[0]);
+  const std::vector<float> expected = {11, 22, 33, 44};
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-4) << i;
+}
+
+TEST(NnOpsTest, DropoutInferenceIsIdentityWithTrueMask) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {3}).Output("y", DataType::kFloat, {3}).Output("mask", DataType::kBool, {3});
+  m.Node("Dropout", {"x"}, {"y", "mask"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({3}, {1, -2, 3}))}}, {"y", "mask"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1, -2, 3}));
+  EXPECT_EQ(Values<bool>((*out)[1]), std::vector<bool>({true, true, true}));
+}
+
+TEST(NnOpsTest, ReverseRnnHonoursSequenceLengths) {
+  // hidden 1, W = R = 1, Relu: Ht = Xt + Ht-1 walked from each sequence's end.
+  // batch 0 (length 2, X = 1, 2): t1 = 2, t0 = 3, padding step 0.
+  // batch 1 (length 3, X = 1, 1, 1): t2 = 1, t1 = 2, t0 = 3.
+  ModelBuilder m(14);
+  m.Input("x", DataType::kFloat, {3, 2, 1}).Input("lens", DataType::kInt32, {2});
+  m.Output("y", DataType::kFloat, {3, 1, 2, 1}).Output("h", DataType::kFloat, {1, 2, 1});
+  m.Initializer("w", FloatTensor({1, 1, 1}, {1}));
+  m.Initializer("r", FloatTensor({1, 1, 1}, {1}));
+  auto& n = m.Node("RNN", {"x", "w", "r", "", "lens"}, {"y", "h"});
+  *n.add_attribute() = IntAttr("hidden_size", 1);
+  *n.add_attribute() = testing::StringAttr("direction", "reverse");
+  *n.add_attribute() = StringsAttr("activations", {"Relu"});
+  auto out = RunModel(m,
+                      {{"x", Value(FloatTensor({3, 2, 1}, {1, 1, 2, 1, 100, 1}))},
+                       {"lens", Value(TypedTensor<int32_t>(DataType::kInt32, {2}, {2, 3}))}},
+                      {"y", "h"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({3, 3, 2, 2, 0, 1}));
+  EXPECT_EQ(Values<float>((*out)[1]), std::vector<float>({3, 3}));
+}
+
+TEST(NnOpsTest, LstmBatchMajorLayoutMatchesSequenceMajor) {
+  // The same LSTM in layout 0 and layout 1 (X and Y transposed) must agree.
+  const int64_t seq = 3, batch = 2, input = 2, hidden = 3;
+  Tensor x = RandomFloatTensor({seq, batch, input}, 1);
+  Tensor x_bm = Tensor::Allocate(DataType::kFloat, {batch, seq, input});
+  for (int64_t t = 0; t < seq; ++t) {
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t i = 0; i < input; ++i) {
+        x_bm.mutable_data<float>()[(b * seq + t) * input + i] = x.data<float>()[(t * batch + b) * input + i];
+      }
+    }
+  }
+  auto run = [&](int64_t layout, const Tensor& feed) {
+    ModelBuilder m(14);
+    m.Input("x", DataType::kFloat, {-1, -1, input}).Output("y", DataType::kFloat, {-1, -1, -1, -1});
+    m.Initializer("w", RandomFloatTensor({1, 4 * hidden, input}, 2));
+    m.Initializer("r", RandomFloatTensor({1, 4 * hidden, hidden}, 3));
+    m.Initializer("b", RandomFloatTensor({1, 8 * hidden}, 4));
+    auto& n = m.Node("LSTM", {"x", "w", "r", "b"}, {"y"});
+    *n.add_attribute() = IntAttr("hidden_size", hidden);
+    *n.add_attribute() = IntAttr("layout", layout);
+    return RunModel(m, {{"x", Value(feed)}}, {"y"});
+  };
+  auto seq_major = run(0, x);
+  auto batch_major = run(1, x_bm);
+  ASSERT_TRUE(seq_major.ok()) << seq_major.status();
+  ASSERT_TRUE(batch_major.ok()) << batch_major.status();
+  const std::vector<float> a = Values<float>((*seq_major)[0]), b = Values<float>((*batch_major)[0]);
+  ASSERT_EQ(a.size(), static_cast<size_t>(seq * batch * hidden));
+  for (int64_t t = 0; t < seq; ++t) {
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t h = 0; h < hidden; ++h) {
+        EXPECT_FLOAT_EQ(a[(t * batch + bi) * hidden + h], b[(bi * seq + t) * hidden + h]);
+      }
+    }
+  }
+}
+
+TEST(NnOpsTest, GroupedConvTransposeWithOutputPadding) {
+  // Two groups of one 1x1 channel each (values 1 and 2), 2x2 kernels of ones and
+  // tens, stride 2, output_padding 1: out = 2 * 0 + 1 + 2 = 3 per side; each
+  // channel's kernel lands in the top-left 2x2, the padded row/column is 0.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 2, 1, 1}).Output("y", DataType::kFloat, {1, 2, 3, 3});
+  m.Initializer("w", FloatTensor({2, 1, 2, 2}, {1, 1, 1, 1, 10, 10, 10, 10}));
+  auto& n = m.Node("ConvTranspose", {"x", "w"}, {"y"});
+  *n.add_attribute() = IntAttr("group", 2);
+  *n.add_attribute() = IntsAttr("strides", {2, 2});
+  *n.add_attribute() = IntsAttr("output_padding", {1, 1});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2, 1, 1}, {1, 2}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]),
+            std::vector<float>({1, 1, 0, 1, 1, 0, 0, 0, 0, 20, 20, 0, 20, 20, 0, 0, 0, 0}));
+}
+
+TEST(NnOpsTest, ConvComputesInDouble) {
+  // 1x1 input channel of [1, 2, 3] convolved with kernel [1, 1] and bias 0.5.
+  ModelBuilder m(11);
+  m.Input("x", DataType::kDouble, {1, 1, 3}).Output("y", DataType::kDouble, {1, 1, 2});
+  m.Initializer("w", TypedTensor<double>(DataType::kDouble, {1, 1, 2}, {1, 1}));
+  m.Initializer("b", TypedTensor<double>(DataType::kDouble, {1}, {0.5}));
+  m.Node("Conv", {"x", "w", "b"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(TypedTensor<double>(DataType::kDouble, {1, 1, 3}, {1, 2, 3}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<double>((*out)[0]), std::vector<double>({3.5, 5.5}));
+}
+
+TEST(NnOpsTest, ConvGroupMismatchIsInvalidArgument) {
+  ModelBuilder m(11);
+  m.Input("x", DataType::kFloat, {1, 3, 2, 2}).Output("y", DataType::kFloat, {-1, -1, -1, -1});
+  m.Initializer("w", FloatTensor({2, 3, 1, 1}, {1, 1, 1, 1, 1, 1}));
+  *m.Node("Conv", {"x", "w"}, {"y"}).add_attribute() = IntAttr("group", 2);
+  auto out = RunModel(m, {{"x", Value(RandomFloatTensor({1, 3, 2, 2}, 5))}}, {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
+}
+
+TEST(NnOpsTest, LayerNormalizationReturnsStatistics) {
+  // Row {1, 3}: mean 2, variance 1, so y = {-1, 1} / sqrt(1 + eps).
+  ModelBuilder m(17);
+  m.Input("x", DataType::kFloat, {1, 2}).Output("y", DataType::kFloat, {1, 2});
+  m.Output("mean", DataType::kFloat, {1, 1}).Output("inv", DataType::kFloat, {1, 1});
+  m.Initializer("s", FloatTensor({2}, {1, 1}));
+  m.Node("LayerNormalization", {"x", "s"}, {"y", "mean", "inv"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2}, {1, 3}))}}, {"y", "mean", "inv"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const float inv = 1.f / std::sqrt(1.f + 1e-5f);
+  EXPECT_NEAR(Values<float>((*out)[0])[0], -inv, 1e-6);
+  EXPECT_NEAR(Values<float>((*out)[0])[1], inv, 1e-6);
+  EXPECT_EQ(Values<float>((*out)[1]), std::vector<float>({2}));
+  EXPECT_NEAR(Values<float>((*out)[2])[0], inv, 1e-6);
+}
+
+TEST(NnOpsTest, NonMaxSuppressionScoreThresholdCanSelectNothing) {
+  ModelBuilder m(11);
+  m.Input("boxes", DataType::kFloat, {1, 1, 4}).Input("scores", DataType::kFloat, {1, 1, 1});
+  m.Output("idx", DataType::kInt64, {-1, 3});
+  m.Initializer("max", Int64Tensor({1}, {5}));
+  m.Initializer("iou", FloatTensor({1}, {0.5f}));
+  m.Initializer("score", FloatTensor({1}, {0.9f}));
+  m.Node("NonMaxSuppression", {"boxes", "scores", "max", "iou", "score"}, {"idx"});
+  auto out = RunModel(m, {{"boxes", Value(FloatTensor({1, 1, 4}, {0, 0, 1, 1}))},
+                          {"scores", Value(FloatTensor({1, 1, 1}, {0.5f}))}},
+                      {"idx"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].tensor().dims(), Dims({0, 3}));
+}
+
+TEST(NnOpsTest, GridSampleIdentityGridReproducesInput) {
+  // With align_corners, grid points -1 and 1 are the corner pixel centres.
+  ModelBuilder m(16);
+  m.Input("x", DataType::kFloat, {1, 1, 2, 2}).Input("g", DataType::kFloat, {1, 2, 2, 2});
+  m.Output("y", DataType::kFloat, {1, 1, 2, 2});
+  *m.Node("GridSample", {"x", "g"}, {"y"}).add_attribute() = IntAttr("align_corners", 1);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 1, 2, 2}, {1, 2, 3, 4}))},
+                          {"g", Value(FloatTensor({1, 2, 2, 2}, {-1, -1, 1, -1, -1, 1, 1, 1}))}},
+                      {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1, 2, 3, 4}));
+}
+
+TEST(NnOpsTest, LrnWithoutSizeFailsAtCreation) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 1, 1, 1}).Output("y", DataType::kFloat, {1, 1, 1, 1});
+  *m.Node("LRN", {"x"}, {"y"}).add_attribute() = IntAttr("size", 0);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 1, 1, 1}, {1}))}}, {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("size"), std::string::npos) << out.status();
+}
+
+}  // namespace
+}  // namespace onyx
