@@ -151,6 +151,26 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std
   return t;
 }
 
+absl::StatusOr<Tensor> TakeTensorFromProto(onnx::TensorProto* proto, const std::string& base_dir) {
+  const bool stealable = proto->has_raw_data() && proto->data_location() != onnx::TensorProto::EXTERNAL &&
+                         IsValidDataType(proto->data_type()) &&
+                         proto->data_type() != static_cast<int32_t>(DataType::kString);
+  if (!stealable) return TensorFromProto(*proto, base_dir);
+  const DataType type = static_cast<DataType>(proto->data_type());
+  Dims dims;
+  for (int64_t d : proto->dims()) {
+    if (d < 0) return TensorFromProto(*proto, base_dir);  // reports the error
+    dims.push_back(d);
+  }
+  const size_t expected = static_cast<size_t>(NumElements(dims)) * ElementSize(type);
+  if (proto->raw_data().size() != expected || expected == 0) return TensorFromProto(*proto, base_dir);
+  auto owner = std::make_shared<std::string>();
+  owner->swap(*proto->mutable_raw_data());
+  proto->clear_raw_data();
+  void* data = owner->data();
+  return Tensor::FromBuffer(type, dims, data, std::shared_ptr<void>(owner, data));
+}
+
 onnx::TensorProto TensorToProto(const Tensor& tensor, const std::string& name) {
   onnx::TensorProto proto;
   proto.set_name(name);

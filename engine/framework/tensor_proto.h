@@ -17,6 +17,11 @@ namespace onyx {
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto,
                                        const std::string& base_dir = "");
 
+// Like TensorFromProto, but takes raw_data out of `proto` instead of copying it
+// (the tensor then owns that buffer; it is 16-byte aligned). For loading large
+// initializers without holding them twice.
+absl::StatusOr<Tensor> TakeTensorFromProto(onnx::TensorProto* proto, const std::string& base_dir = "");
+
 // Encodes as raw_data (string tensors use string_data).
 onnx::TensorProto TensorToProto(const Tensor& tensor, const std::string& name);
 

@@ -70,6 +70,39 @@ void ValueInfoToTypeProto(const ValueInfo& info, onnx::TypeProto* type) {
   }
 }
 
+absl::StatusOr<std::unique_ptr<Graph>> Graph::TakeFromProto(onnx::GraphProto* proto,
+                                                            const std::map<std::string, int64_t>& opsets,
+                                                            const std::string& base_dir) {
+  // Decode the initializers first, taking their bytes, then build the rest
+  // from a proto without them.
+  std::map<std::string, Tensor> initializers;
+  for (auto& init : *proto->mutable_initializer()) {
+    if (init.name().empty()) break;  // FromProto reports it
+    ASSIGN_OR_RETURN(Tensor t, TakeTensorFromProto(&init, base_dir));
+    initializers[init.name()] = std::move(t);
+  }
+  if (static_cast<int>(initializers.size()) != proto->initializer_size()) return FromProto(*proto, opsets, base_dir);
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  kept.Swap(proto->mutable_initializer());
+  auto graph = FromProto(*proto, opsets, base_dir);
+  kept.Swap(proto->mutable_initializer());
+  if (!graph.ok()) return graph;
+  for (auto& [name, t] : initializers) (*graph)->SetInitializer(name, std::move(t));
+  // Declared inputs with an initializer are overridable, not required feeds.
+  std::vector<std::string> required;
+  for (const auto& name : (*graph)->declared_inputs_) {
+    if (!(*graph)->initializers_.count(name)) required.push_back(name);
+  }
+  (*graph)->inputs_ = std::move(required);
+  // Keep the declared types of initializers that are graph inputs.
+  for (const auto& vi : proto->input()) {
+    if (vi.has_type() && (*graph)->initializers_.count(vi.name())) {
+      (*graph)->value_infos_[vi.name()] = ValueInfoFromTypeProto(vi.name(), vi.type());
+    }
+  }
+  return graph;
+}
+
 absl::StatusOr<std::unique_ptr<Graph>> Graph::FromProto(const onnx::GraphProto& proto,
                                                         const std::map<std::string, int64_t>& opsets,
                                                         const std::string& base_dir,

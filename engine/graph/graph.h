@@ -52,6 +52,10 @@ class Graph {
                                                           const std::map<std::string, int64_t>& opsets,
                                                           const std::string& base_dir,
                                                           const Graph* parent = nullptr);
+  // The same, moving initializer bytes out of `proto` instead of copying them.
+  static absl::StatusOr<std::unique_ptr<Graph>> TakeFromProto(onnx::GraphProto* proto,
+                                                              const std::map<std::string, int64_t>& opsets,
+                                                              const std::string& base_dir);
   // Writes the graph (with subgraphs) back as a GraphProto.
   void ToProto(onnx::GraphProto* proto) const;
 

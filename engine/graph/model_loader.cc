@@ -1,6 +1,7 @@
 #include "graph/model_loader.h"
 
 #include <exception>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -62,6 +63,8 @@ bool HasExternalData(const onnx::GraphProto& graph) {
 
 }  // namespace
 
+absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOptions& options);
+
 absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions& options) {
   onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
@@ -70,6 +73,21 @@ absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions&
                                                    ": not a valid ONNX ModelProto (", bytes.size(),
                                                    " bytes could not be parsed)"));
   }
+  return LoadParsed(model, options);
+}
+
+absl::StatusOr<LoadedModel> LoadModelFile(const LoadOptions& options) {
+  std::ifstream in(options.model_path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open model file '", options.model_path, "'"));
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) {
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": '", options.model_path,
+                                                   "' is not a valid ONNX ModelProto"));
+  }
+  return LoadParsed(model, options);
+}
+
+absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOptions& options) {
   if (!model.has_graph()) {
     return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": the model has no graph"));
   }
@@ -110,7 +128,7 @@ absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions&
     return absl::InvalidArgumentError(
         absl::StrCat(ModelLabel(options), ": shape inference failed: ", e.what()));
   }
-  ASSIGN_OR_RETURN(loaded.graph, Graph::FromProto(model.graph(), loaded.opsets, options.model_dir));
+  ASSIGN_OR_RETURN(loaded.graph, Graph::TakeFromProto(model.mutable_graph(), loaded.opsets, options.model_dir));
   loaded.functions.assign(model.functions().begin(), model.functions().end());
   return loaded;
 }

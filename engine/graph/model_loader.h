@@ -32,6 +32,8 @@ struct LoadOptions {
 // unparsable bytes, checker failures, an unsupported opset (UNIMPLEMENTED),
 // overrides naming unknown inputs or contradicting fixed dims.
 absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions& options);
+// Parses options.model_path straight from the file (no in-memory copy of it).
+absl::StatusOr<LoadedModel> LoadModelFile(const LoadOptions& options);
 
 // Re-runs ONNX shape inference over the IR (after rewrites added values) and
 // records types for values that have none yet.

@@ -124,23 +124,22 @@ InferenceSession::~InferenceSession() = default;
 
 absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::Create(const std::string& model_path,
                                                                           const SessionOptions& options) {
-  std::ifstream in(model_path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot open model file '", model_path, "'"));
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
   SessionOptions with_dir = options;
   if (with_dir.model_dir.empty()) {
     size_t slash = model_path.find_last_of('/');
     with_dir.model_dir = slash == std::string::npos ? "." : model_path.substr(0, slash);
   }
   if (with_dir.model_name.empty()) with_dir.model_name = model_path;
-  return CreateFromBytes(buffer.str(), with_dir);
+  return CreateImpl(model_path, {}, with_dir);
 }
 
 absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBytes(
     std::string_view model_bytes, const SessionOptions& options) {
+  return CreateImpl("", model_bytes, options);
+}
+
+absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
+    const std::string& model_path, std::string_view model_bytes, const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->label = options.model_name.empty() ? "model" : "model '" + options.model_name + "'";
   if (options.intra_op_threads > 0) SetIntraOpThreads(options.intra_op_threads);
@@ -151,7 +150,12 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBy
   load.model_name = options.model_name;
   load.model_dir = options.model_dir;
   load.input_shape_overrides = options.input_shape_overrides;
-  ASSIGN_OR_RETURN(impl->model, LoadModel(model_bytes, load));
+  load.model_path = model_path;
+  if (model_path.empty()) {
+    ASSIGN_OR_RETURN(impl->model, LoadModel(model_bytes, load));
+  } else {
+    ASSIGN_OR_RETURN(impl->model, LoadModelFile(load));
+  }
   Graph& graph = *impl->model.graph;
   {
     auto order = graph.TopologicalOrder();

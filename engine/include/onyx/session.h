@@ -132,6 +132,9 @@ class InferenceSession {
   class Impl;
 
  private:
+  static absl::StatusOr<std::unique_ptr<InferenceSession>> CreateImpl(const std::string& model_path,
+                                                                      std::string_view model_bytes,
+                                                                      const SessionOptions& options);
   explicit InferenceSession(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
