@@ -41,6 +41,15 @@ void ExecutionFrame::SetValue(int slot, Value value) {
 }
 
 absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims) {
+  if (!bound_.empty()) {
+    auto it = bound_.find(slot);
+    if (it != bound_.end() && it->second.type() == type && it->second.dims() == Dims(dims.begin(), dims.end())) {
+      values_[slot] = Value(it->second);
+      Tensor& t = values_[slot].mutable_tensor();
+      if (type != DataType::kString && t.byte_size() > 0) std::memset(t.mutable_raw(), 0, t.byte_size());
+      return &t;
+    }
+  }
   if (type == DataType::kString || memory_.arena == nullptr) {
     values_[slot] = Value(Tensor::Allocate(type, dims));
     return &values_[slot].mutable_tensor();

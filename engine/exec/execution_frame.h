@@ -22,6 +22,8 @@
 
 namespace onyx {
 
+class Profiler;
+
 struct FrameMemory {
   BFCArena* arena = nullptr;                 // nullptr: plain heap tensors
   const LearnedPattern* pattern = nullptr;   // reserve one block laid out by it
@@ -44,10 +46,17 @@ class ExecutionFrame {
   // Sets a kernel-provided value (e.g. a view of an input), noting aliases.
   void SetValue(int slot, Value value);
 
+  // Makes the kernel producing `slot` write into `tensor`'s memory (IOBinding)
+  // when it allocates an output of the same type and shape.
+  void BindOutput(int slot, const Tensor& tensor) { bound_[slot] = tensor; }
+
   // Allocates a zero-filled tensor for `slot`, replacing any previous value.
   absl::StatusOr<Tensor*> AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims);
   void Release(int slot) { values_[slot] = Value(); }
   void set_current_node(int position) { current_node_ = position; }
+  // Records this run's node events when set (nullptr: not profiled).
+  void set_profiler(Profiler* profiler) { profiler_ = profiler; }
+  Profiler* profiler() const { return profiler_; }
 
   // After a successful learning run: the pattern for the planned buffers.
   std::shared_ptr<const LearnedPattern> Learn() const;
@@ -65,6 +74,8 @@ class ExecutionFrame {
   std::vector<Value> values_;
   std::shared_ptr<void> block_;
   int current_node_ = 0;
+  Profiler* profiler_ = nullptr;
+  std::map<int, Tensor> bound_;  // caller buffers for graph outputs
   std::map<int, Recorded> recorded_;  // slot -> buffer it owns (learning)
   // Learning: buffers still alive by address -> (bytes, owning slot), and every
   // (view slot, viewed buffer slot) pair seen.

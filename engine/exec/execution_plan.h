@@ -3,6 +3,7 @@
 // lookups. Constants are pre-bound; each node lists the slots that die after it.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +17,20 @@ namespace onyx {
 
 struct ExecutionPlan;
 
+// Latency of one node over all runs (lock-free; read for metrics).
+struct NodeStats {
+  std::atomic<int64_t> count{0};
+  std::atomic<int64_t> total_ns{0};
+  std::atomic<int64_t> max_ns{0};
+  void Record(int64_t ns) {
+    count.fetch_add(1, std::memory_order_relaxed);
+    total_ns.fetch_add(ns, std::memory_order_relaxed);
+    int64_t seen = max_ns.load(std::memory_order_relaxed);
+    while (ns > seen && !max_ns.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
+    }
+  }
+};
+
 struct NodeRuntime {
   const Node* node = nullptr;
   std::unique_ptr<OpKernel> kernel;
@@ -25,6 +40,7 @@ struct NodeRuntime {
   std::vector<int> release_after;  // slots whose last reader is this node
   // Enclosing-scope values read by this node's subgraphs (kept alive until it runs).
   std::vector<int> implicit_inputs;
+  std::unique_ptr<NodeStats> stats = std::make_unique<NodeStats>();
   // Compiled bodies of If/Loop/Scan, by attribute name.
   std::map<std::string, std::unique_ptr<ExecutionPlan>> subplans;
 };

@@ -2,6 +2,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "exec/profiler.h"
+
+#include <chrono>
 
 namespace onyx {
 
@@ -16,7 +19,25 @@ absl::Status ExecutePlan(ExecutionFrame& frame) {
                                                " was cancelled before ", node.node->Label()));
     }
     OpKernelContext ctx(frame, node);
+    const auto start = std::chrono::steady_clock::now();
     absl::Status status = node.kernel->Compute(ctx);
+    const int64_t ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    node.stats->Record(ns);
+    if (Profiler* profiler = frame.profiler()) {
+      ProfileEvent event;
+      event.name = node.node->Label();
+      event.op_type = node.node->op_type;
+      event.provider = node.provider;
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const Value* v = node.inputs[i] >= 0 ? &frame.value(node.inputs[i]) : nullptr;
+        if (i) event.shapes += ",";
+        if (v != nullptr && v->is_tensor()) event.shapes += DimsToString(v->tensor().dims());
+      }
+      event.duration_us = ns / 1000;
+      event.start_us = profiler->NowMicros() - event.duration_us;
+      profiler->Record(std::move(event));
+    }
     if (!status.ok()) {
       std::string label = node.node->Label();
       if (absl::StartsWith(status.message(), label)) return status;

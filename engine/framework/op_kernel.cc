@@ -201,6 +201,7 @@ absl::Status OpKernelContext::RunSubgraph(const ExecutionPlan& plan, const std::
     return Error(absl::StrCat("subgraph takes ", plan.feed_slots.size(), " inputs, received ", inputs.size()));
   }
   ExecutionFrame sub(plan, frame_.run_options(), FrameMemory{frame_.arena(), nullptr, false});
+  sub.set_profiler(frame_.profiler());
   for (const auto& [own, parent] : plan.outer_scope) sub.mutable_value(own) = frame_.value(parent);
   for (size_t i = 0; i < inputs.size(); ++i) sub.mutable_value(plan.feed_slots[i]) = inputs[i];
   RETURN_IF_ERROR(ExecutePlan(sub));

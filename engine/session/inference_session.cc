@@ -1,5 +1,6 @@
 #include "onyx/session.h"
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <set>
@@ -12,6 +13,7 @@
 #include "onyx/status_macros.h"
 #include "exec/executor.h"
 #include "exec/pattern_cache.h"
+#include "exec/profiler.h"
 #include "framework/device_arena.h"
 #include "framework/execution_provider.h"
 #include "graph/model_loader.h"
@@ -41,6 +43,10 @@ class InferenceSession::Impl {
   bool enable_mem_pattern = true;
   std::unique_ptr<PatternCache> patterns;
   std::shared_ptr<SharedWeightsGroup> shared_weights;
+  std::unique_ptr<Profiler> profiler;
+
+  absl::Status Execute(const RunOptions& options, const Feeds& feeds, const std::vector<std::string>& output_names,
+                       std::vector<Value>& outputs) const;
   mutable std::atomic<int64_t> last_planned{0};
   mutable std::atomic<int64_t> last_unplanned{0};
 
@@ -144,6 +150,8 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
   impl->label = options.model_name.empty() ? "model" : "model '" + options.model_name + "'";
   if (options.intra_op_threads > 0) SetIntraOpThreads(options.intra_op_threads);
   impl->enable_mem_pattern = options.enable_mem_pattern;
+  impl->profiler = std::make_unique<Profiler>(options.profile_file_prefix);
+  if (options.enable_profiling) impl->profiler->EnableAll();
   impl->patterns = std::make_unique<PatternCache>(std::max(options.mem_pattern_cache_size, 0));
 
   LoadOptions load;
@@ -219,7 +227,21 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
 
 absl::StatusOr<std::vector<Value>> InferenceSession::Run(const RunOptions& options, const Feeds& feeds,
                                                          const std::vector<std::string>& output_names) const {
-  const Impl& s = *impl_;
+  std::vector<Value> outputs;
+  RETURN_IF_ERROR(impl_->Execute(options, feeds, output_names, outputs));
+  return outputs;
+}
+
+absl::Status InferenceSession::RunWithBoundOutputs(const RunOptions& options, const Feeds& feeds,
+                                                   const std::vector<std::string>& output_names,
+                                                   std::vector<Value>& outputs) const {
+  return impl_->Execute(options, feeds, output_names, outputs);
+}
+
+absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Feeds& feeds,
+                                             const std::vector<std::string>& output_names,
+                                             std::vector<Value>& outputs) const {
+  const Impl& s = *this;
   const ExecutionPlan& plan = *s.plan;
   std::string signature;
   std::shared_ptr<const LearnedPattern> pattern;
@@ -234,6 +256,7 @@ absl::StatusOr<std::vector<Value>> InferenceSession::Run(const RunOptions& optio
   FrameMemory memory{&CpuArena(), pattern.get(), s.enable_mem_pattern && pattern == nullptr};
   ExecutionFrame frame(plan, options, memory);
   RETURN_IF_ERROR(frame.Init());
+  if (s.profiler->BeginRun()) frame.set_profiler(s.profiler.get());
   std::vector<bool> fed(plan.feed_slots.size(), false);
   for (const auto& [name, value] : feeds) {
     auto it = s.feed_index.find(name);
@@ -269,6 +292,14 @@ absl::StatusOr<std::vector<Value>> InferenceSession::Run(const RunOptions& optio
       wanted.push_back(plan.output_slots[it->second]);
     }
   }
+  if (!outputs.empty() && outputs.size() != wanted.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(s.label, ": ", outputs.size(), " bound outputs for ",
+                                                   wanted.size(), " requested outputs"));
+  }
+  outputs.resize(wanted.size());
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (outputs[i].is_tensor()) frame.BindOutput(wanted[i], outputs[i].tensor());
+  }
   RETURN_IF_ERROR(ExecutePlan(frame));
   if (memory.learn) {
     std::shared_ptr<const LearnedPattern> learned = frame.Learn();
@@ -276,15 +307,53 @@ absl::StatusOr<std::vector<Value>> InferenceSession::Run(const RunOptions& optio
     s.last_unplanned = static_cast<int64_t>(learned->bytes_without_reuse);
     s.patterns->Insert(signature, std::move(learned));
   }
-  std::vector<Value> outputs;
-  outputs.reserve(wanted.size());
-  for (int slot : wanted) outputs.push_back(frame.value(slot));
-  return outputs;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const Value& produced = frame.value(wanted[i]);
+    if (!outputs[i].is_tensor()) {
+      outputs[i] = produced;
+      continue;
+    }
+    // Bound: the kernel wrote into the caller's buffer, or produced a view
+    // elsewhere that is copied in now.
+    Tensor& bound = outputs[i].mutable_tensor();
+    if (!produced.is_tensor() || produced.tensor().type() != bound.type() ||
+        produced.tensor().dims() != bound.dims()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          s.label, ": bound output '", s.plan->slot_names[wanted[i]], "' is ", DataTypeName(bound.type()), " ",
+          DimsToString(bound.dims()), ", the model produced ",
+          produced.is_tensor() ? absl::StrCat(DataTypeName(produced.tensor().type()), " ",
+                                              DimsToString(produced.tensor().dims()))
+                               : std::string("a non-tensor")));
+    }
+    if (produced.tensor().raw() != bound.raw() && bound.type() != DataType::kString) {
+      std::memcpy(bound.mutable_raw(), produced.tensor().raw(), bound.byte_size());
+    }
+  }
+  return absl::OkStatus();
 }
 
 const std::vector<ValueInfo>& InferenceSession::inputs() const { return impl_->inputs; }
 const std::vector<ValueInfo>& InferenceSession::outputs() const { return impl_->outputs; }
 const PartitionReport& InferenceSession::partition_report() const { return impl_->report; }
+
+std::vector<KernelStats> InferenceSession::kernel_stats() const {
+  std::vector<KernelStats> stats;
+  for (const NodeRuntime& node : impl_->plan->nodes) {
+    KernelStats k;
+    k.node = node.node->Label();
+    k.op_type = node.node->op_type;
+    k.provider = node.provider;
+    k.count = node.stats->count.load(std::memory_order_relaxed);
+    k.total_ns = node.stats->total_ns.load(std::memory_order_relaxed);
+    k.max_ns = node.stats->max_ns.load(std::memory_order_relaxed);
+    stats.push_back(std::move(k));
+  }
+  return stats;
+}
+
+void InferenceSession::StartProfiling(int64_t runs) { impl_->profiler->EnableRuns(runs); }
+
+absl::StatusOr<std::string> InferenceSession::EndProfiling() { return impl_->profiler->Write(); }
 
 MemoryPlanInfo InferenceSession::memory_plan_info() const {
   MemoryPlanInfo info;

@@ -59,6 +59,10 @@ struct SessionOptions {
   bool enable_mem_pattern = true;
   // Patterns kept per session (least recently used dropped beyond this).
   int mem_pattern_cache_size = 16;
+  // Record every run's per-node timings into a Chrome trace, written by
+  // EndProfiling() to "<profile_file_prefix>_<n>.json".
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "onyx_profile";
   // Sessions with the same non-empty group share one copy of identical weights
   // (e.g. a server's shape-bucket sessions of one model version).
   std::string shared_weights_group;
@@ -105,6 +109,16 @@ struct PartitionReport {
   std::string ToString() const;
 };
 
+// Latency of one node of the main graph over all runs of a session.
+struct KernelStats {
+  std::string node;      // node label, e.g. "Conv 'conv1'"
+  std::string op_type;
+  std::string provider;
+  int64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t max_ns = 0;
+};
+
 using Feeds = std::vector<std::pair<std::string, Value>>;
 
 class InferenceSession {
@@ -121,6 +135,22 @@ class InferenceSession {
   // mistyped or misshaped feed; CANCELLED when RunOptions::terminate was set.
   absl::StatusOr<std::vector<Value>> Run(const RunOptions& options, const Feeds& feeds,
                                          const std::vector<std::string>& output_names) const;
+
+  // IOBinding: like Run, but outputs[i] may hold a tensor of caller memory
+  // (Tensor::Wrap) with the output's exact type and shape; the kernel then
+  // writes straight into it (no copy when the producing kernel allocates its
+  // output). Unbound entries (empty Values) are filled as by Run. Feeds are
+  // never copied in either form. INVALID_ARGUMENT names a bound output whose
+  // type or shape does not match what the model produced.
+  absl::Status RunWithBoundOutputs(const RunOptions& options, const Feeds& feeds,
+                                   const std::vector<std::string>& output_names, std::vector<Value>& outputs) const;
+
+  // Per-node latency of the main graph, in execution order.
+  std::vector<KernelStats> kernel_stats() const;
+  // Profiles the next `runs` runs (on top of enable_profiling).
+  void StartProfiling(int64_t runs);
+  // Writes the events recorded so far as a Chrome trace and returns its path.
+  absl::StatusOr<std::string> EndProfiling();
 
   const std::vector<ValueInfo>& inputs() const;
   const std::vector<ValueInfo>& outputs() const;

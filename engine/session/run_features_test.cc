@@ -1,0 +1,96 @@
+// Profiling (Chrome trace), per-kernel statistics and IOBinding.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "onyx/session.h"
+#include "tests/util/model_builder.h"
+
+namespace onyx {
+namespace {
+
+using testing::FloatTensor;
+using testing::ModelBuilder;
+using testing::RandomFloatTensor;
+
+ModelBuilder TwoLayer() {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {-1, 8}).Output("y", DataType::kFloat, {-1, 4});
+  m.Initializer("w1", RandomFloatTensor({8, 8}, 1));
+  m.Initializer("w2", RandomFloatTensor({8, 4}, 2));
+  m.Node("MatMul", {"x", "w1"}, {"h"}, "fc1");
+  m.Node("Relu", {"h"}, {"r"}, "act");
+  m.Node("MatMul", {"r", "w2"}, {"y"}, "fc2");
+  return m;
+}
+
+TEST(RunFeaturesTest, ProfileIsAChromeTraceOfTheProfiledRuns) {
+  SessionOptions options;
+  options.profile_file_prefix = ::testing::TempDir() + "/onyx_trace";
+  auto session = InferenceSession::CreateFromBytes(TwoLayer().Serialize(), options);
+  ASSERT_TRUE(session.ok());
+  Feeds feeds = {{"x", Value(RandomFloatTensor({2, 8}, 3))}};
+  ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());  // not profiled
+  (*session)->StartProfiling(2);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());
+  auto path = (*session)->EndProfiling();
+  ASSERT_TRUE(path.ok()) << path.status();
+  std::ifstream in(*path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string trace = text.str();
+  // Two profiled runs of three nodes: six complete events.
+  size_t events = 0;
+  for (size_t at = trace.find("\"ph\":\"X\""); at != std::string::npos; at = trace.find("\"ph\":\"X\"", at + 1)) {
+    ++events;
+  }
+  EXPECT_EQ(events, 6u);
+  for (const char* field : {"\"traceEvents\"", "\"ts\":", "\"dur\":", "\"pid\":", "\"tid\":", "\"op_type\":\"MatMul\"",
+                            "\"input_shapes\":\"[2,8],[8,8]\"", "MatMul 'fc1'"}) {
+    EXPECT_NE(trace.find(field), std::string::npos) << field;
+  }
+  // The file parses as JSON (checked with Python's json module).
+  std::string command = "/usr/bin/python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); "
+                        "assert len(d['traceEvents']) == 6\" " + *path;
+  EXPECT_EQ(std::system(command.c_str()), 0);
+}
+
+TEST(RunFeaturesTest, KernelStatsCountEveryRun) {
+  auto session = InferenceSession::CreateFromBytes(TwoLayer().Serialize(), {});
+  ASSERT_TRUE(session.ok());
+  Feeds feeds = {{"x", Value(RandomFloatTensor({2, 8}, 3))}};
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());
+  auto stats = (*session)->kernel_stats();
+  ASSERT_EQ(stats.size(), 3u);
+  for (const auto& k : stats) {
+    EXPECT_EQ(k.count, 5) << k.node;
+    EXPECT_GE(k.total_ns, k.max_ns);
+    EXPECT_EQ(k.provider, "cpu");
+  }
+  EXPECT_EQ(stats[0].node, "MatMul 'fc1'");
+}
+
+TEST(RunFeaturesTest, BoundOutputsAreWrittenInPlace) {
+  auto session = InferenceSession::CreateFromBytes(TwoLayer().Serialize(), {});
+  ASSERT_TRUE(session.ok());
+  Tensor x = RandomFloatTensor({2, 8}, 4);
+  std::vector<float> input(x.data<float>(), x.data<float>() + 16);
+  std::vector<float> caller(8, -1.f);
+  std::vector<Value> outputs = {Value(Tensor::Wrap(DataType::kFloat, {2, 4}, caller.data()))};
+  Feeds feeds = {{"x", Value(Tensor::Wrap(DataType::kFloat, {2, 8}, input.data()))}};
+  ASSERT_TRUE((*session)->RunWithBoundOutputs(RunOptions(), feeds, {"y"}, outputs).ok());
+  EXPECT_EQ(outputs[0].tensor().raw(), caller.data()) << "the output must be the caller's buffer";
+  auto reference = (*session)->Run(RunOptions(), {{"x", Value(x)}}, {"y"});
+  ASSERT_TRUE(reference.ok());
+  for (int i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(caller[i], (*reference)[0].tensor().data<float>()[i]);
+
+  std::vector<float> small(4);
+  std::vector<Value> wrong = {Value(Tensor::Wrap(DataType::kFloat, {1, 4}, small.data()))};
+  auto status = (*session)->RunWithBoundOutputs(RunOptions(), feeds, {"y"}, wrong);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_NE(status.message().find("bound output 'y'"), absl::string_view::npos) << status;
+}
+
+}  // namespace
+}  // namespace onyx
