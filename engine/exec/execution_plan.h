@@ -57,6 +57,14 @@ struct ExecutionPlan {
   // Values of enclosing graphs this (sub)graph reads: (own slot, parent slot).
   std::vector<std::pair<int, int>> outer_scope;
 
+  // Parallel execution (empty for a single lane): lane_nodes[l] lists the node
+  // positions lane l runs, in order; lane_provider[l] is "" for CPU lanes.
+  std::vector<std::vector<int>> lane_nodes;
+  std::vector<std::string> lane_provider;
+  std::vector<int> cross_lane_producers;           // per node: producers on other lanes
+  std::vector<std::vector<int>> cross_lane_consumers;  // per node: consumers on other lanes
+  std::vector<int> readers;                        // per slot: reading nodes; -1 = never released
+
   int num_slots() const { return static_cast<int>(slot_names.size()); }
 };
 

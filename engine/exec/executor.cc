@@ -8,42 +8,49 @@
 
 namespace onyx {
 
-absl::Status ExecutePlan(ExecutionFrame& frame) {
+absl::Status ExecuteNode(ExecutionFrame& frame, size_t position) {
   const ExecutionPlan& plan = frame.plan();
   const RunOptions& options = frame.run_options();
+  const NodeRuntime& node = plan.nodes[position];
+  if (options.terminate != nullptr && options.terminate->load(std::memory_order_relaxed)) {
+    return absl::CancelledError(absl::StrCat("run", options.run_tag.empty() ? "" : " '" + options.run_tag + "'",
+                                             " was cancelled before ", node.node->Label()));
+  }
+  OpKernelContext ctx(frame, node);
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status status = node.kernel->Compute(ctx);
+  const int64_t ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  node.stats->Record(ns);
+  if (Profiler* profiler = frame.profiler()) {
+    ProfileEvent event;
+    event.name = node.node->Label();
+    event.op_type = node.node->op_type;
+    event.provider = node.provider;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const Value* v = node.inputs[i] >= 0 ? &frame.value(node.inputs[i]) : nullptr;
+      if (i) event.shapes += ",";
+      if (v != nullptr && v->is_tensor()) event.shapes += DimsToString(v->tensor().dims());
+    }
+    event.duration_us = ns / 1000;
+    event.start_us = profiler->NowMicros() - event.duration_us;
+    profiler->Record(std::move(event));
+  }
+  if (!status.ok()) {
+    std::string label = node.node->Label();
+    if (absl::StartsWith(status.message(), label)) return status;
+    return absl::Status(status.code(), absl::StrCat(label, ": ", status.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExecutePlan(ExecutionFrame& frame) {
+  const ExecutionPlan& plan = frame.plan();
   for (size_t position = 0; position < plan.nodes.size(); ++position) {
-    const NodeRuntime& node = plan.nodes[position];
     frame.set_current_node(static_cast<int>(position));
-    if (options.terminate != nullptr && options.terminate->load(std::memory_order_relaxed)) {
-      return absl::CancelledError(absl::StrCat("run", options.run_tag.empty() ? "" : " '" + options.run_tag + "'",
-                                               " was cancelled before ", node.node->Label()));
-    }
-    OpKernelContext ctx(frame, node);
-    const auto start = std::chrono::steady_clock::now();
-    absl::Status status = node.kernel->Compute(ctx);
-    const int64_t ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-    node.stats->Record(ns);
-    if (Profiler* profiler = frame.profiler()) {
-      ProfileEvent event;
-      event.name = node.node->Label();
-      event.op_type = node.node->op_type;
-      event.provider = node.provider;
-      for (size_t i = 0; i < node.inputs.size(); ++i) {
-        const Value* v = node.inputs[i] >= 0 ? &frame.value(node.inputs[i]) : nullptr;
-        if (i) event.shapes += ",";
-        if (v != nullptr && v->is_tensor()) event.shapes += DimsToString(v->tensor().dims());
-      }
-      event.duration_us = ns / 1000;
-      event.start_us = profiler->NowMicros() - event.duration_us;
-      profiler->Record(std::move(event));
-    }
-    if (!status.ok()) {
-      std::string label = node.node->Label();
-      if (absl::StartsWith(status.message(), label)) return status;
-      return absl::Status(status.code(), absl::StrCat(label, ": ", status.message()));
-    }
-    for (int slot : node.release_after) frame.Release(slot);
+    absl::Status status = ExecuteNode(frame, position);
+    if (!status.ok()) return status;
+    for (int slot : plan.nodes[position].release_after) frame.Release(slot);
   }
   return absl::OkStatus();
 }

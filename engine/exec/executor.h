@@ -11,4 +11,8 @@ namespace onyx {
 // RunOptions::terminate is set.
 absl::Status ExecutePlan(ExecutionFrame& frame);
 
+// Runs the node at `position` of the frame's plan: the terminate check, the
+// kernel, its latency statistics and profile event. Errors carry the node's label.
+absl::Status ExecuteNode(ExecutionFrame& frame, size_t position);
+
 }  // namespace onyx

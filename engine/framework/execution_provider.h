@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "framework/kernel_registry.h"
+#include "framework/stream.h"
 #include "graph/graph.h"
 
 namespace onyx {
@@ -34,6 +35,10 @@ class IExecutionProvider {
   // Nodes this provider can run. The default takes every node its registry has
   // a kernel for, excluding those already assigned to another provider.
   virtual Capability GetCapability(const Graph& graph) const;
+
+  // A stream for one session's lane on this device, or nullptr when the
+  // provider's kernels run synchronously on the calling CPU thread.
+  virtual std::unique_ptr<Stream> CreateStream() const { return nullptr; }
 
   // Copies a tensor between this provider's device and host memory.
   // Optional: host-memory providers need not override.

@@ -12,6 +12,8 @@
 #include "common/parallel_for.h"
 #include "onyx/status_macros.h"
 #include "exec/executor.h"
+#include "exec/parallel_executor.h"
+#include "absl/synchronization/mutex.h"
 #include "exec/pattern_cache.h"
 #include "exec/profiler.h"
 #include "framework/device_arena.h"
@@ -44,6 +46,9 @@ class InferenceSession::Impl {
   std::unique_ptr<PatternCache> patterns;
   std::shared_ptr<SharedWeightsGroup> shared_weights;
   std::unique_ptr<Profiler> profiler;
+  std::vector<std::unique_ptr<Stream>> lane_streams;  // per lane; [0] unused
+  std::vector<Stream*> lane_stream_views;
+  mutable absl::Mutex parallel_mu;  // one parallel run at a time: lanes share streams
 
   absl::Status Execute(const RunOptions& options, const Feeds& feeds, const std::vector<std::string>& output_names,
                        std::vector<Value>& outputs) const;
@@ -204,6 +209,23 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
     return absl::Status(plan.status().code(), absl::StrCat(impl->label, ": ", plan.status().message()));
   }
   impl->plan = *std::move(plan);
+  {
+    std::vector<std::string> stream_providers;
+    for (const auto* p : impl->provider_views) {
+      if (p->CreateStream() != nullptr) stream_providers.push_back(p->name());
+    }
+    AssignPlanLanes(*impl->plan, std::max(options.inter_op_threads, 1), stream_providers);
+    for (size_t lane = 0; lane < impl->plan->lane_provider.size(); ++lane) {
+      std::unique_ptr<Stream> stream;
+      const std::string& provider = impl->plan->lane_provider[lane];
+      if (lane > 0 && provider.empty()) stream = MakeThreadStream();
+      for (const auto* p : impl->provider_views) {
+        if (lane > 0 && !provider.empty() && p->name() == provider) stream = p->CreateStream();
+      }
+      impl->lane_stream_views.push_back(stream.get());
+      impl->lane_streams.push_back(std::move(stream));
+    }
+  }
 
   for (const auto& name : graph.inputs()) {
     impl->inputs.push_back(*graph.FindValueInfo(name));
@@ -253,7 +275,9 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
     }
     pattern = s.patterns->Find(signature);
   }
-  FrameMemory memory{&CpuArena(), pattern.get(), s.enable_mem_pattern && pattern == nullptr};
+  const bool parallel = !plan.lane_nodes.empty();
+  if (parallel) pattern = nullptr;  // lifetimes are planned for sequential order
+  FrameMemory memory{&CpuArena(), pattern.get(), s.enable_mem_pattern && pattern == nullptr && !parallel};
   ExecutionFrame frame(plan, options, memory);
   RETURN_IF_ERROR(frame.Init());
   if (s.profiler->BeginRun()) frame.set_profiler(s.profiler.get());
@@ -300,7 +324,12 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
   for (size_t i = 0; i < wanted.size(); ++i) {
     if (outputs[i].is_tensor()) frame.BindOutput(wanted[i], outputs[i].tensor());
   }
-  RETURN_IF_ERROR(ExecutePlan(frame));
+  if (parallel) {
+    absl::MutexLock lock(&s.parallel_mu);
+    RETURN_IF_ERROR(ExecutePlanParallel(frame, s.lane_stream_views));
+  } else {
+    RETURN_IF_ERROR(ExecutePlan(frame));
+  }
   if (memory.learn) {
     std::shared_ptr<const LearnedPattern> learned = frame.Learn();
     s.last_planned = static_cast<int64_t>(learned->pattern.total_bytes);

@@ -1,10 +1,12 @@
 #include "session/plan_builder.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "onyx/status_macros.h"
 #include "onnx/defs/schema.h"
+#include "planner/lane_assignment.h"
 #include "planner/lifetime.h"
 
 namespace onyx {
@@ -94,6 +96,56 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
   auto release = ComputeReleasePoints(slots, plan->num_slots(), keep);
   for (size_t i = 0; i < plan->nodes.size(); ++i) plan->nodes[i].release_after = std::move(release[i]);
   return plan;
+}
+
+}  // namespace onyx
+
+namespace onyx {
+
+void AssignPlanLanes(ExecutionPlan& plan, int cpu_lanes, const std::vector<std::string>& stream_providers) {
+  const int n = static_cast<int>(plan.nodes.size());
+  std::vector<int> producer_of(plan.num_slots(), -1);
+  std::vector<LaneNode> nodes(n);
+  std::vector<std::vector<int>> reads(n);
+  for (int i = 0; i < n; ++i) {
+    const NodeRuntime& rt = plan.nodes[i];
+    nodes[i].provider = rt.provider;
+    nodes[i].has_stream =
+        std::find(stream_providers.begin(), stream_providers.end(), rt.provider) != stream_providers.end();
+    for (int s : rt.inputs) {
+      if (s >= 0) reads[i].push_back(s);
+    }
+    for (int s : rt.implicit_inputs) reads[i].push_back(s);
+    for (int s : reads[i]) {
+      if (producer_of[s] >= 0) nodes[i].producers.push_back(producer_of[s]);
+    }
+    for (int s : rt.outputs) {
+      if (s >= 0) producer_of[s] = i;
+    }
+  }
+  LaneAssignment lanes = AssignLanes(nodes, cpu_lanes);
+  if (lanes.lane_provider.size() <= 1) return;
+  plan.lane_provider = lanes.lane_provider;
+  plan.lane_nodes.assign(lanes.lane_provider.size(), {});
+  for (int i = 0; i < n; ++i) plan.lane_nodes[lanes.lane_of[i]].push_back(i);
+  plan.cross_lane_producers.assign(n, 0);
+  plan.cross_lane_consumers.assign(n, {});
+  for (int i = 0; i < n; ++i) {
+    std::set<int> producers(nodes[i].producers.begin(), nodes[i].producers.end());
+    for (int p : producers) {
+      if (lanes.lane_of[p] == lanes.lane_of[i]) continue;
+      ++plan.cross_lane_producers[i];
+      plan.cross_lane_consumers[p].push_back(i);
+    }
+  }
+  // Readers per slot: a slot is released when its last reader, on any lane, is done.
+  plan.readers.assign(plan.num_slots(), 0);
+  for (int i = 0; i < n; ++i) {
+    std::set<int> unique(reads[i].begin(), reads[i].end());
+    for (int s : unique) ++plan.readers[s];
+  }
+  for (int s : plan.output_slots) plan.readers[s] = -1;
+  for (const auto& [s, t] : plan.constants) plan.readers[s] = -1;
 }
 
 }  // namespace onyx

@@ -21,4 +21,9 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
     const Graph& graph, const std::vector<const IExecutionProvider*>& providers,
     const std::map<std::string, int>* parent_slots = nullptr);
 
+// Splits a main-graph plan into lanes (see planner/lane_assignment.h) for the
+// parallel executor: `cpu_lanes` CPU lanes plus one lane per provider listed
+// in `stream_providers`. Leaves the plan sequential when that makes one lane.
+void AssignPlanLanes(ExecutionPlan& plan, int cpu_lanes, const std::vector<std::string>& stream_providers);
+
 }  // namespace onyx

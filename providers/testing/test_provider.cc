@@ -1,5 +1,9 @@
 #include "providers/testing/test_provider.h"
 
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "onyx/status_macros.h"
 #include "partition/partitioner.h"
@@ -25,16 +29,38 @@ class Memcpy final : public OpKernel {
   }
 };
 
+// Sleeps, then runs the wrapped kernel: a deliberately slow device.
+class Delayed final : public OpKernel {
+ public:
+  Delayed(std::unique_ptr<OpKernel> inner, int64_t delay_us) : inner_(std::move(inner)), delay_us_(delay_us) {}
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
+    return inner_->Compute(ctx);
+  }
+
+ private:
+  std::unique_ptr<OpKernel> inner_;
+  int64_t delay_us_;
+};
+
 }  // namespace
 
-TestExecutionProvider::TestExecutionProvider(std::set<std::string> ops) {
+TestExecutionProvider::TestExecutionProvider(std::set<std::string> ops, int64_t delay_us) {
   const KernelRegistry& cpu = CpuKernelRegistry();
   for (const auto& [domain, op] : cpu.Ops()) {
     if (!domain.empty() || !ops.count(op)) continue;
     for (const auto* entry : cpu.Entries(domain, op)) {
       KernelDef def = entry->def;
       def.provider = "test";
-      registry_.Register(def, entry->factory);
+      KernelFactory factory = entry->factory;
+      if (delay_us > 0) {
+        factory = [inner = entry->factory, delay_us](const OpKernelInfo& info)
+            -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+          ASSIGN_OR_RETURN(auto kernel, inner(info));
+          return std::unique_ptr<OpKernel>(new Delayed(std::move(kernel), delay_us));
+        };
+      }
+      registry_.Register(def, std::move(factory));
     }
   }
   registry_.Register(KernelDefBuilder("MemcpyToHost").Domain(kOnyxDomain).Build(), MakeFactory<Memcpy<true>>());
@@ -51,12 +77,18 @@ ONYX_REGISTER_PROVIDER(test, [](const ProviderOptions& options)
   if (it != options.settings.end()) {
     for (absl::string_view op : absl::StrSplit(it->second, '+', absl::SkipEmpty())) ops.insert(std::string(op));
   }
+  int64_t delay_us = 0;
   for (const auto& [key, value] : options.settings) {
-    if (key != "ops") {
-      return absl::InvalidArgumentError("provider 'test' has no option '" + key + "' (known: ops)");
+    if (key == "delay_us") {
+      if (!absl::SimpleAtoi(value, &delay_us) || delay_us < 0) {
+        return absl::InvalidArgumentError("provider 'test': delay_us expects a non-negative integer, received '" +
+                                          value + "'");
+      }
+    } else if (key != "ops") {
+      return absl::InvalidArgumentError("provider 'test' has no option '" + key + "' (known: ops, delay_us)");
     }
   }
-  return std::unique_ptr<IExecutionProvider>(new TestExecutionProvider(std::move(ops)));
+  return std::unique_ptr<IExecutionProvider>(new TestExecutionProvider(std::move(ops), delay_us));
 });
 
 }  // namespace onyx

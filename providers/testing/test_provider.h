@@ -5,6 +5,10 @@
 //
 //   SessionOptions options;
 //   options.providers = {"test:ops=Relu+Add"};   // claims Relu and Add only
+//   options.providers = {"test:ops=Relu;delay_us=200"};  // each kernel sleeps first
+//
+// Its kernels run on the session's test-device stream, a thread of its own, so
+// waits between that lane and CPU lanes are real.
 //
 // Registered under the name "test". Thread-safe.
 #pragma once
@@ -19,11 +23,12 @@ namespace onyx {
 
 class TestExecutionProvider final : public IExecutionProvider {
  public:
-  explicit TestExecutionProvider(std::set<std::string> ops);
+  TestExecutionProvider(std::set<std::string> ops, int64_t delay_us);
 
   const char* name() const override { return "test"; }
   const char* device() const override { return "test"; }
   const KernelRegistry& kernel_registry() const override { return registry_; }
+  std::unique_ptr<Stream> CreateStream() const override { return MakeThreadStream(); }
 
   // Copies performed by Memcpy nodes of all test providers in this process.
   static int64_t copies_to_host();

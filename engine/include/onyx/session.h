@@ -50,6 +50,10 @@ struct SessionOptions {
   std::map<std::string, std::vector<int64_t>> input_shape_overrides;
   // Threads for data-parallel kernels; 0 = the CPU quota of this process.
   int intra_op_threads = 0;
+  // CPU lanes running independent branches of the graph side by side (1 =
+  // sequential). With more than one lane, or a provider with its own stream,
+  // the session runs one request at a time and memory patterns are off.
+  int inter_op_threads = 1;
   // Name used in log lines and errors.
   std::string model_name;
   // Where external-data weight files are looked up when created from bytes.
