@@ -24,8 +24,21 @@ void SetIntraOpThreads(int threads) {
 
 int IntraOpThreads() { return ThreadSetting().load(); }
 
+void ApplyThreadSettings() {
+  // OpenMP's thread count is per calling thread: every engine thread (server
+  // workers, lanes) adopts the process setting before its first parallel
+  // region, so oneDNN and ParallelFor use the quota, not the host's cores.
+  thread_local int applied = 0;
+  int threads = IntraOpThreads();
+  if (applied != threads) {
+    omp_set_num_threads(threads);
+    applied = threads;
+  }
+}
+
 void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
+  ApplyThreadSettings();
   grain = std::max<int64_t>(grain, 1);
   int threads = IntraOpThreads();
   int64_t blocks = std::min<int64_t>((n + grain - 1) / grain, threads);

@@ -15,6 +15,11 @@ namespace onyx {
 // small or only one thread is configured.
 void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
+// Makes the calling thread's OpenMP runtime (and so oneDNN) use
+// IntraOpThreads(); cheap after the first call. Called by ParallelFor and
+// before oneDNN calls.
+void ApplyThreadSettings();
+
 // Sets the number of threads ParallelFor and oneDNN use (process-wide).
 void SetIntraOpThreads(int threads);
 int IntraOpThreads();

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "exec/profiler.h"
 #include "gtest/gtest.h"
@@ -135,6 +136,46 @@ TEST(ParallelExecutorTest, ErrorOnOneLaneStopsTheRunAndSessionStaysUsable) {
   EXPECT_NE(bad.status().message().find("bad_reshape"), absl::string_view::npos) << bad.status();
   shape.mutable_data<int64_t>()[0] = 8;
   EXPECT_TRUE((*session)->Run(RunOptions(), {{"x", Value(RandomFloatTensor({2, 4}, 1))}, {"s", Value(shape)}}, {}).ok());
+}
+
+}  // namespace
+}  // namespace onyx
+
+namespace onyx {
+namespace {
+
+TEST(ParallelExecutorTest, TerminateMidRunCancelsAndSessionStaysUsable) {
+  // A chain of slow device nodes; the flag is raised while the chain runs.
+  testing::ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 2}).Output("y", DataType::kFloat, {2, 2});
+  std::string last = "x";
+  for (int i = 0; i < 40; ++i) {
+    std::string out = i == 39 ? "y" : "r" + std::to_string(i);
+    m.Node("Relu", {last}, {out});
+    last = out;
+  }
+  SessionOptions options;
+  options.optimization_level = OptimizationLevel::kDisabled;
+  options.providers = {"test:ops=Relu;delay_us=2000"};
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::atomic<bool> stop{false};
+  RunOptions run;
+  run.terminate = &stop;
+  run.run_tag = "request-7";
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stop = true;
+  });
+  auto out = (*session)->Run(run, {{"x", Value(testing::RandomFloatTensor({2, 2}, 1))}}, {});
+  canceller.join();
+  EXPECT_TRUE(absl::IsCancelled(out.status())) << out.status();
+  EXPECT_NE(out.status().message().find("request-7"), absl::string_view::npos);
+  int64_t ran = 0;
+  for (const auto& k : (*session)->kernel_stats()) ran += k.op_type == "Relu" ? k.count : 0;
+  EXPECT_LT(ran, 40) << "the run stopped between nodes instead of finishing";
+  stop = false;
+  EXPECT_TRUE((*session)->Run(run, {{"x", Value(testing::RandomFloatTensor({2, 2}, 1))}}, {}).ok());
 }
 
 }  // namespace

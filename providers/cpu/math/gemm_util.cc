@@ -1,6 +1,7 @@
 #include "providers/cpu/math/gemm_util.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/parallel_for.h"
 #include "oneapi/dnnl/dnnl.h"
 
 namespace onyx {
@@ -14,6 +15,7 @@ absl::Status Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
     }
     return absl::OkStatus();
   }
+  ApplyThreadSettings();
   dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
                                     beta, c, ldc);
   if (status != dnnl_success) {
