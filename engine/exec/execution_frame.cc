@@ -40,7 +40,19 @@ void ExecutionFrame::SetValue(int slot, Value value) {
   values_[slot] = std::move(value);
 }
 
-absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims) {
+absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims,
+                                                       BFCArena* device_arena) {
+  if (device_arena != nullptr && type != DataType::kString) {
+    const size_t bytes = static_cast<size_t>(NumElements(dims)) * ElementSize(type);
+    auto chunk = device_arena->Allocate(bytes);
+    if (!chunk.ok()) return chunk.status();
+    void* data = *chunk;
+    if (bytes > 0) std::memset(data, 0, bytes);
+    values_[slot] = Value(Tensor::FromBuffer(type, dims, data, std::shared_ptr<void>(data, [device_arena](void* p) {
+                                               device_arena->Free(p);
+                                             })));
+    return &values_[slot].mutable_tensor();
+  }
   if (!bound_.empty()) {
     auto it = bound_.find(slot);
     if (it != bound_.end() && it->second.type() == type && it->second.dims() == Dims(dims.begin(), dims.end())) {

@@ -51,7 +51,9 @@ class ExecutionFrame {
   void BindOutput(int slot, const Tensor& tensor) { bound_[slot] = tensor; }
 
   // Allocates a zero-filled tensor for `slot`, replacing any previous value.
-  absl::StatusOr<Tensor*> AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims);
+  // `device_arena` (a non-host provider's memory) bypasses patterns and bindings.
+  absl::StatusOr<Tensor*> AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims,
+                                         BFCArena* device_arena = nullptr);
   void Release(int slot) { values_[slot] = Value(); }
   void set_current_node(int position) { current_node_ = position; }
   // Records this run's node events when set (nullptr: not profiled).

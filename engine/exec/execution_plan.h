@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/bfc_arena.h"
 #include "framework/op_kernel.h"
 #include "onyx/tensor.h"
 
@@ -35,6 +36,7 @@ struct NodeRuntime {
   const Node* node = nullptr;
   std::unique_ptr<OpKernel> kernel;
   std::string provider;
+  BFCArena* arena = nullptr;       // the provider's device arena; nullptr = the frame's (host)
   std::vector<int> inputs;         // slot per input, -1 when omitted
   std::vector<int> outputs;        // slot per output, -1 when omitted
   std::vector<int> release_after;  // slots whose last reader is this node

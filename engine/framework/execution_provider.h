@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "framework/bfc_arena.h"
 #include "framework/kernel_registry.h"
 #include "framework/stream.h"
 #include "graph/graph.h"
@@ -35,6 +36,10 @@ class IExecutionProvider {
   // Nodes this provider can run. The default takes every node its registry has
   // a kernel for, excluding those already assigned to another provider.
   virtual Capability GetCapability(const Graph& graph) const;
+
+  // The arena this provider's kernels allocate outputs from; nullptr means host
+  // memory (the process-wide CPU arena).
+  virtual BFCArena* arena() const { return nullptr; }
 
   // A stream for one session's lane on this device, or nullptr when the
   // provider's kernels run synchronously on the calling CPU thread.

@@ -171,7 +171,7 @@ absl::StatusOr<Tensor*> OpKernelContext::Output(int i, absl::Span<const int64_t>
   for (int64_t d : dims) {
     if (d < 0) return Error(absl::StrCat("output ", i, " has negative dimension in ", DimsToString(dims)));
   }
-  return frame_.AllocateTensor(node_.outputs[i], type, dims);
+  return frame_.AllocateTensor(node_.outputs[i], type, dims, node_.arena);
 }
 
 void OpKernelContext::SetOutput(int i, Value value) {

@@ -43,6 +43,10 @@ TEST(PartitionerTest, CountsFallbackCopiesAndPartitionsExactly) {
   auto out = (*session)->Run(RunOptions(), feeds, {});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(TestExecutionProvider::copies_from_host() + TestExecutionProvider::copies_to_host() - before, 4);
+  // Device values lived in the device arena, and were all freed by run end.
+  BFCArena::Stats device = TestExecutionProvider::DeviceArena().GetStats();
+  EXPECT_GE(device.allocations, 4);  // x and s copied in, r and y computed there
+  EXPECT_EQ(device.in_use_bytes, 0);
   auto cpu = InferenceSession::CreateFromBytes(Chain().Serialize(), {});
   ASSERT_TRUE(cpu.ok());
   auto expected = (*cpu)->Run(RunOptions(), feeds, {});

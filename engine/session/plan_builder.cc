@@ -76,6 +76,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
     rt.node = node;
     rt.kernel = *std::move(kernel);
     rt.provider = node->provider;
+    rt.arena = provider->arena();
     for (const auto& in : node->inputs) rt.inputs.push_back(slot(in));
     for (const auto& out : node->outputs) rt.outputs.push_back(slot(out));
     plan->nodes.push_back(std::move(rt));

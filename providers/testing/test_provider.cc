@@ -1,6 +1,7 @@
 #include "providers/testing/test_provider.h"
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -13,17 +14,36 @@ namespace onyx {
 namespace {
 
 std::atomic<int64_t> g_to_host{0};
+
+// The test device's memory: host memory under another device name.
+class TestDeviceAllocator final : public IAllocator {
+ public:
+  absl::StatusOr<void*> Allocate(size_t bytes) override { return CpuAllocator::Default()->Allocate(bytes); }
+  void Free(void* p) override { CpuAllocator::Default()->Free(p); }
+  const char* device() const override { return "test"; }
+};
 std::atomic<int64_t> g_from_host{0};
 
-// Copies its input into a fresh buffer, as a device transfer would.
+// Copies between host memory and the device arena. MemcpyFromHost runs on the
+// device and allocates there; MemcpyToHost runs on the device too, so its
+// output is allocated in host memory explicitly.
 template <bool kToHost>
 class Memcpy final : public OpKernel {
  public:
   explicit Memcpy(const OpKernelInfo&) {}
   absl::Status Compute(OpKernelContext& ctx) const override {
-    const Value* v = ctx.InputValue(0);
-    if (v == nullptr || !v->is_tensor()) return ctx.Error("Memcpy copies tensors only");
-    ctx.SetOutput(0, Value(v->tensor().Clone()));
+    const Tensor* src = ctx.Input(0);
+    if (src == nullptr) return ctx.Error("Memcpy copies tensors only");
+    if (kToHost) {
+      ctx.SetOutput(0, Value(src->Clone()));
+    } else {
+      ASSIGN_OR_RETURN(Tensor * dst, ctx.Output(0, src->dims(), src->type()));
+      if (src->type() == DataType::kString) {
+        for (int64_t i = 0; i < src->num_elements(); ++i) dst->mutable_data<std::string>()[i] = src->data<std::string>()[i];
+      } else if (src->byte_size() > 0) {
+        std::memcpy(dst->mutable_raw(), src->raw(), src->byte_size());
+      }
+    }
     (kToHost ? g_to_host : g_from_host).fetch_add(1);
     return absl::OkStatus();
   }
@@ -65,6 +85,14 @@ TestExecutionProvider::TestExecutionProvider(std::set<std::string> ops, int64_t 
   }
   registry_.Register(KernelDefBuilder("MemcpyToHost").Domain(kOnyxDomain).Build(), MakeFactory<Memcpy<true>>());
   registry_.Register(KernelDefBuilder("MemcpyFromHost").Domain(kOnyxDomain).Build(), MakeFactory<Memcpy<false>>());
+}
+
+BFCArena& TestExecutionProvider::DeviceArena() {
+  static BFCArena* arena = [] {
+    static TestDeviceAllocator* device = new TestDeviceAllocator();
+    return new BFCArena(device, BFCArena::Options{});
+  }();
+  return *arena;
 }
 
 int64_t TestExecutionProvider::copies_to_host() { return g_to_host.load(); }

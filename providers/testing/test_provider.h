@@ -29,6 +29,10 @@ class TestExecutionProvider final : public IExecutionProvider {
   const char* device() const override { return "test"; }
   const KernelRegistry& kernel_registry() const override { return registry_; }
   std::unique_ptr<Stream> CreateStream() const override { return MakeThreadStream(); }
+  // "Device" memory: an arena of its own, so values on the device are never
+  // host buffers and every boundary crossing is a real copy between arenas.
+  BFCArena* arena() const override { return &DeviceArena(); }
+  static BFCArena& DeviceArena();
 
   // Copies performed by Memcpy nodes of all test providers in this process.
   static int64_t copies_to_host();
