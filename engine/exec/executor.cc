@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
 #include "exec/profiler.h"
 
 #include <chrono>
@@ -36,7 +37,11 @@ absl::Status ExecuteNode(ExecutionFrame& frame, size_t position) {
     event.start_us = profiler->NowMicros() - event.duration_us;
     profiler->Record(std::move(event));
   }
+  RunLog(options.log_level, spdlog::level::trace, "run '{}': {} on {} took {} us", options.run_tag,
+         node.node->Label(), node.provider, ns / 1000);
   if (!status.ok()) {
+    RunLog(options.log_level, spdlog::level::debug, "run '{}': {} failed: {}", options.run_tag, node.node->Label(),
+           std::string(status.message()));
     std::string label = node.node->Label();
     if (absl::StartsWith(status.message(), label)) return status;
     return absl::Status(status.code(), absl::StrCat(label, ": ", status.message()));

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "common/parallel_for.h"
 #include "onyx/status_macros.h"
+#include "common/logging.h"
 #include "exec/executor.h"
 #include "exec/parallel_executor.h"
 #include "absl/synchronization/mutex.h"
@@ -324,6 +325,8 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
   for (size_t i = 0; i < wanted.size(); ++i) {
     if (outputs[i].is_tensor()) frame.BindOutput(wanted[i], outputs[i].tensor());
   }
+  RunLog(options.log_level, spdlog::level::debug, "{}: run '{}' starts ({} feeds)", s.label, options.run_tag,
+         feeds.size());
   if (parallel) {
     absl::MutexLock lock(&s.parallel_mu);
     RETURN_IF_ERROR(ExecutePlanParallel(frame, s.lane_stream_views));

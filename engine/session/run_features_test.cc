@@ -3,7 +3,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/logging.h"
 #include "gtest/gtest.h"
+#include "spdlog/sinks/ostream_sink.h"
 #include "onyx/session.h"
 #include "tests/util/model_builder.h"
 
@@ -90,6 +92,38 @@ TEST(RunFeaturesTest, BoundOutputsAreWrittenInPlace) {
   auto status = (*session)->RunWithBoundOutputs(RunOptions(), feeds, {"y"}, wrong);
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
   EXPECT_NE(status.message().find("bound output 'y'"), absl::string_view::npos) << status;
+}
+
+}  // namespace
+}  // namespace onyx
+
+namespace onyx {
+namespace {
+
+std::ostringstream& captured_log() {
+  static std::ostringstream* out = new std::ostringstream();
+  return *out;
+}
+
+std::shared_ptr<spdlog::logger> EngineLoggerForTest() { return EngineLogger(); }
+
+TEST(RunFeaturesTest, RunLogLevelTraceLogsEveryNodeForThatRunOnly) {
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured_log());
+  auto session = InferenceSession::CreateFromBytes(TwoLayer().Serialize(), {});
+  ASSERT_TRUE(session.ok());
+  EngineLoggerForTest()->sinks().push_back(sink);
+  EngineLoggerForTest()->set_level(spdlog::level::warn);
+  Feeds feeds = {{"x", Value(testing::RandomFloatTensor({2, 8}, 3))}};
+  ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());
+  EXPECT_EQ(captured_log().str().find("MatMul 'fc1'"), std::string::npos) << "default run logs no nodes at warn";
+  RunOptions traced;
+  traced.run_tag = "traced";
+  traced.log_level = LogLevel::kTrace;
+  ASSERT_TRUE((*session)->Run(traced, feeds, {}).ok());
+  const std::string log = captured_log().str();
+  EXPECT_NE(log.find("run 'traced': MatMul 'fc1' on cpu took"), std::string::npos) << log;
+  EXPECT_NE(log.find("run 'traced': MatMul 'fc2' on cpu took"), std::string::npos) << log;
+  EngineLoggerForTest()->sinks().pop_back();
 }
 
 }  // namespace

@@ -79,8 +79,13 @@ struct MemoryPlanInfo {
   int64_t without_reuse_bytes = 0;  // the same buffers without any reuse
 };
 
+// Log detail for one run; kDefault follows the engine logger's level.
+enum class LogLevel { kDefault, kTrace, kDebug, kInfo, kWarn, kError, kOff };
+
 struct RunOptions {
   std::string run_tag;
+  // kTrace logs every node with its time; kDebug the run's start and end.
+  LogLevel log_level = LogLevel::kDefault;
   // When set and true, Run() stops between nodes and returns CANCELLED.
   const std::atomic<bool>* terminate = nullptr;
 };
