@@ -1,6 +1,6 @@
 // onyxd: the onyx model server.
 //
-// Startup: flags and config → logging → model repository → metrics listener →
+// Startup: flags and config → logging → metrics listener → model repository →
 // gRPC server (live at once) → load models → ready. SIGTERM/SIGINT: readiness
 // drops (health NOT_SERVING), new inference calls get UNAVAILABLE, accepted ones
 // finish (up to kDrainTimeout), the gRPC server shuts down, every model drains
@@ -91,18 +91,24 @@ int Run(const ServerConfig& config) {
   const std::string root =
       config.model_repository.empty() ? DemoRepository() : config.model_repository;
 
-  ModelRepository::Options repository_options;
-  repository_options.root = root;
-  auto repository = ModelRepository::Create(repository_options);
-  if (!repository.ok()) {
-    spdlog::critical("{}", repository.status().ToString());
-    return 1;
-  }
+  // Metrics first: the repository's models report batches to it, and locals
+  // are destroyed in reverse, so the models stop before the metrics go.
   Metrics::Options metrics_options;
   metrics_options.address = config.metrics_address;
   auto metrics = Metrics::Create(metrics_options);
   if (!metrics.ok()) {
     spdlog::critical("{}", metrics.status().ToString());
+    return 1;
+  }
+  ModelRepository::Options repository_options;
+  repository_options.root = root;
+  repository_options.on_batch = [m = metrics->get()](const std::string& model, int64_t requests,
+                                                     int64_t rows) {
+    m->RecordBatch(model, requests, rows);
+  };
+  auto repository = ModelRepository::Create(repository_options);
+  if (!repository.ok()) {
+    spdlog::critical("{}", repository.status().ToString());
     return 1;
   }
 

@@ -31,7 +31,8 @@ namespace onyx::server {
 inline constexpr int64_t kDefaultMaxBatchSize = 8;
 
 struct DynamicBatchingConfig {
-  // How long the batcher may hold a request to merge it with later ones.
+  // Longest the oldest queued request waits for later ones to merge with; a
+  // batch whose rows reach max_batch_size or equal a bucket goes at once.
   int64_t max_queue_delay_us = 0;
   // Requests queued beyond this are refused with RESOURCE_EXHAUSTED.
   int64_t max_queue_size = 256;

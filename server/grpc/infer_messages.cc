@@ -1,5 +1,7 @@
 #include "server/grpc/infer_messages.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
 #include <utility>
 
@@ -59,6 +61,23 @@ absl::StatusOr<std::vector<std::string>> RequestedOutputs(
     names.push_back(output.name());
   }
   return names;
+}
+
+// The `timeout` request parameter (µs, Triton's convention): int64 >= 0 or uint64.
+absl::StatusOr<absl::Duration> RequestTimeout(const inference::ModelInferRequest& request) {
+  auto it = request.parameters().find("timeout");
+  if (it == request.parameters().end()) return absl::InfiniteDuration();
+  const inference::InferParameter& p = it->second;
+  if (p.parameter_choice_case() == inference::InferParameter::kInt64Param &&
+      p.int64_param() >= 0) {
+    return absl::Microseconds(p.int64_param());
+  }
+  if (p.parameter_choice_case() == inference::InferParameter::kUint64Param) {
+    return absl::Microseconds(
+        static_cast<int64_t>(std::min<uint64_t>(p.uint64_param(), INT64_MAX)));
+  }
+  return absl::InvalidArgumentError(
+      "parameter 'timeout' must be a non-negative integer number of microseconds");
 }
 
 absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
@@ -124,6 +143,7 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
     }
   }
   parsed->batch_size = model.batched() ? batch : 0;
+  ASSIGN_OR_RETURN(parsed->timeout, RequestTimeout(request));
   ASSIGN_OR_RETURN(parsed->output_names, RequestedOutputs(request, model));
   return parsed;
 }

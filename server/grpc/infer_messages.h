@@ -9,7 +9,9 @@
 // output, with expected vs received: unknown datatype or one the model does not
 // take, wrong rank or a fixed dimension that differs, batch sizes that disagree or
 // exceed max_batch_size, byte sizes that do not match, missing, duplicate or
-// unknown inputs, raw and typed contents mixed, unknown or duplicate outputs.
+// unknown inputs, raw and typed contents mixed, unknown or duplicate outputs, a
+// `timeout` parameter that is not a non-negative integer (µs; it becomes
+// InferenceRequest::timeout).
 // Pure functions: thread-safe.
 #pragma once
 

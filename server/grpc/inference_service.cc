@@ -1,14 +1,23 @@
 #include "server/grpc/inference_service.h"
 
 #include <chrono>
+#include <thread>
 #include <utility>
 
-#include "server/grpc/infer_messages.h"
+#include "absl/strings/str_cat.h"
 #include "server/grpc/model_messages.h"
 #include "server/grpc/status_util.h"
+#include "server/grpc/stream_infer.h"
 
 namespace onyx::server {
 namespace {
+
+// The call's gRPC deadline on the real clock; InfiniteFuture when it has none.
+absl::Time DeadlineOf(const grpc::CallbackServerContext& context) {
+  const auto deadline = context.deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
+  return absl::FromChrono(deadline);
+}
 
 grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context, const absl::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
@@ -53,7 +62,11 @@ grpc::ServerUnaryReactor* InferenceService::ServerMetadata(
     inference::ServerMetadataResponse* response) {
   response->set_name("onyx");
   response->set_version(options_.version);
-  response->add_extensions("model_configuration");
+  for (const char* extension :
+       {"model_repository", "model_configuration",
+        "statistics", "system_shared_memory", "binary_tensor_data"}) {
+    response->add_extensions(extension);
+  }
   return Reply(context, absl::OkStatus());
 }
 
@@ -80,76 +93,145 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryIndex(
   return Reply(context, absl::OkStatus());
 }
 
-void InferenceService::StopAccepting() {
-  absl::MutexLock lock(&mu_);
-  accepting_ = false;
-}
+void InferenceService::StopAccepting() { gate_.Close(); }
 
-bool InferenceService::AwaitIdle(absl::Duration timeout) {
-  absl::MutexLock lock(&mu_);
-  auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ == 0; };
-  return mu_.AwaitWithTimeout(absl::Condition(&idle), timeout);
-}
-
-bool InferenceService::Begin() {
-  absl::MutexLock lock(&mu_);
-  if (!accepting_) return false;
-  ++in_flight_;
-  return true;
-}
-
-void InferenceService::Done() {
-  absl::MutexLock lock(&mu_);
-  --in_flight_;
-}
+bool InferenceService::AwaitIdle(absl::Duration timeout) { return gate_.AwaitIdle(timeout); }
 
 grpc::ServerUnaryReactor* InferenceService::ModelInfer(grpc::CallbackServerContext* context,
                                                        const inference::ModelInferRequest* request,
                                                        inference::ModelInferResponse* response) {
   const auto start = std::chrono::steady_clock::now();
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  Metrics* metrics = options_.metrics;
-  if (!Begin()) {
+  if (!gate_.Enter()) {
     reactor->Finish(ToGrpcStatus(absl::UnavailableError("server is shutting down")));
     return reactor;
   }
   // Finishes the call and counts it, exactly once per accepted call. Runs on
   // this thread for early errors, on a scheduler worker otherwise.
-  auto finish = [this, reactor, metrics, start](const std::string& model_label,
-                                                const absl::Status& status) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    metrics->RecordRequest(model_label, status.code(), seconds);
-    reactor->Finish(ToGrpcStatus(status));
-    Done();
-  };
-
-  auto model = options_.repository->GetReady(request->model_name(), request->model_version());
-  if (!model.ok()) {
-    // Only names the repository knows become label values.
-    const bool known = options_.repository->GetStatus(request->model_name()).ok();
-    finish(known ? request->model_name() : std::string(), model.status());
-    return reactor;
-  }
-  absl::StatusOr<std::unique_ptr<InferenceRequest>> parsed = ParseInferRequest(*request, **model);
-  if (!parsed.ok()) {
-    finish((*model)->name(), parsed.status());
-    return reactor;
-  }
-  // The reactor keeps request and response alive until Finish. The callback
-  // holds no Model: the scheduler drains before its model goes away.
-  DoneCallback done =
-      [finish, request, response, name = (*model)->name(), version = (*model)->version_string(),
-       output_names = (*parsed)->output_names](absl::StatusOr<InferenceResult> result) {
-        absl::Status status = result.status();
-        if (status.ok()) {
-          status = FillInferResponse(*request, name, version, output_names, *result, response);
-        }
-        finish(name, status);
-      };
-  absl::Status enqueued = (*model)->scheduler().Enqueue(std::move(*parsed), std::move(done));
-  if (!enqueued.ok()) finish((*model)->name(), enqueued);
+  StartInference(env(), request, response,
+                 [this, reactor, start](const std::string& model_label,
+                                        const absl::Status& status) {
+                   const double seconds = std::chrono::duration<double>(
+                                              std::chrono::steady_clock::now() - start)
+                                              .count();
+                   options_.metrics->RecordRequest(model_label, status.code(), seconds);
+                   reactor->Finish(ToGrpcStatus(status));
+                   gate_.Exit();
+                 },
+                 InferCallOptions{DeadlineOf(*context),
+                                  [context] { return context->IsCancelled(); }});
   return reactor;
+}
+
+grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+InferenceService::ModelStreamInfer(grpc::CallbackServerContext* context) {
+  // The context outlives every request of the stream: the reactor finishes
+  // only after all of them have completed.
+  return NewStreamInferReactor(
+      {env(), options_.metrics, &gate_, [context] { return context->IsCancelled(); }});
+}
+
+grpc::ServerUnaryReactor* InferenceService::ModelStatistics(
+    grpc::CallbackServerContext* context, const inference::ModelStatisticsRequest* request,
+    inference::ModelStatisticsResponse* response) {
+  if (!request->name().empty()) {
+    auto model = options_.repository->GetReady(request->name(), request->version());
+    if (model.ok()) FillModelStatistics(**model, response->add_model_stats());
+    return Reply(context, model.status());
+  }
+  for (const ModelStatus& status : options_.repository->Index()) {
+    auto model = options_.repository->GetReady(status.name, request->version());
+    if (model.ok()) FillModelStatistics(**model, response->add_model_stats());
+  }
+  return Reply(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* InferenceService::RunDetached(grpc::CallbackServerContext* context,
+                                                        absl::AnyInvocable<absl::Status()> work) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!gate_.Enter()) {
+    reactor->Finish(ToGrpcStatus(absl::UnavailableError("server is shutting down")));
+    return reactor;
+  }
+  // The gate keeps main from tearing the repository down under the thread.
+  std::thread([this, reactor, work = std::move(work)]() mutable {
+    const absl::Status status = work();
+    reactor->Finish(ToGrpcStatus(status));
+    gate_.Exit();
+  }).detach();
+  return reactor;
+}
+
+namespace {
+
+absl::Status CheckRepositoryName(const std::string& name, const ModelRepository& repository) {
+  if (name.empty() || name == repository.root()) return absl::OkStatus();
+  return absl::NotFoundError(absl::StrCat("unknown repository '", name, "'"));
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* InferenceService::RepositoryModelLoad(
+    grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
+    inference::RepositoryModelLoadResponse*) {
+  if (absl::Status s = CheckRepositoryName(request->repository_name(), *options_.repository);
+      !s.ok()) {
+    return Reply(context, s);
+  }
+  if (!request->parameters().empty()) {
+    return Reply(context, absl::UnimplementedError(
+                              "RepositoryModelLoad parameters (config/file overrides) are not "
+                              "supported; place the model in the repository"));
+  }
+  ModelRepository* repository = options_.repository;
+  return RunDetached(context, [repository, name = request->model_name()] {
+    return repository->Load(name);
+  });
+}
+
+grpc::ServerUnaryReactor* InferenceService::RepositoryModelUnload(
+    grpc::CallbackServerContext* context, const inference::RepositoryModelUnloadRequest* request,
+    inference::RepositoryModelUnloadResponse*) {
+  if (absl::Status s = CheckRepositoryName(request->repository_name(), *options_.repository);
+      !s.ok()) {
+    return Reply(context, s);
+  }
+  ModelRepository* repository = options_.repository;
+  return RunDetached(context, [repository, name = request->model_name()] {
+    return repository->Unload(name);
+  });
+}
+
+grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryRegister(
+    grpc::CallbackServerContext* context,
+    const inference::SystemSharedMemoryRegisterRequest* request,
+    inference::SystemSharedMemoryRegisterResponse*) {
+  return Reply(context, shared_memory_.Register(request->name(), request->key(),
+                                                request->offset(), request->byte_size()));
+}
+
+grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryStatus(
+    grpc::CallbackServerContext* context,
+    const inference::SystemSharedMemoryStatusRequest* request,
+    inference::SystemSharedMemoryStatusResponse* response) {
+  auto regions = shared_memory_.Status(request->name());
+  if (regions.ok()) {
+    for (const SharedMemoryInfo& info : *regions) {
+      auto& out = (*response->mutable_regions())[info.name];
+      out.set_name(info.name);
+      out.set_key(info.key);
+      out.set_offset(info.offset);
+      out.set_byte_size(info.byte_size);
+    }
+  }
+  return Reply(context, regions.status());
+}
+
+grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryUnregister(
+    grpc::CallbackServerContext* context,
+    const inference::SystemSharedMemoryUnregisterRequest* request,
+    inference::SystemSharedMemoryUnregisterResponse*) {
+  return Reply(context, shared_memory_.Unregister(request->name()));
 }
 
 }  // namespace onyx::server

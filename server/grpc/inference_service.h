@@ -9,12 +9,14 @@
 //
 // Handlers are thin and never block on inference: ModelInfer validates and
 // decodes on the gRPC thread, enqueues on the model's scheduler and returns; the
-// scheduler's worker encodes the reply and finishes the reactor. Implemented:
-// ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
-// ModelConfig, RepositoryIndex. Every other RPC answers UNIMPLEMENTED.
+// scheduler's worker encodes the reply and finishes the reactor. ModelStreamInfer
+// does the same per streamed request. RepositoryModelLoad/Unload run on a thread
+// of their own (a load takes seconds) and finish the reactor from there.
+// Implemented: everything but the CUDA shared memory RPCs (UNIMPLEMENTED).
+// ModelStatistics counts only requests for models the repository serves.
 //
-// Shutdown: StopAccepting() makes new ModelInfer calls fail with UNAVAILABLE;
-// AwaitIdle() then waits for the calls already accepted. gRPC's own
+// Shutdown: StopAccepting() makes new inference and load/unload calls fail with
+// UNAVAILABLE; AwaitIdle() then waits for the calls already accepted. gRPC's own
 // Server::Shutdown waits for idle client connections to go away too, so main
 // drains here first and gives Shutdown only a short grace period.
 // Thread-safe.
@@ -27,7 +29,11 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/functional/any_invocable.h"
 #include "grpc_service.grpc.pb.h"
+#include "server/grpc/call_gate.h"
+#include "server/grpc/infer_call.h"
+#include "server/memory/shared_memory.h"
 #include "server/models/model_repository.h"
 #include "server/observability/metrics.h"
 #include "server/observability/serving_state.h"
@@ -73,25 +79,53 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
                                        const inference::ModelInferRequest* request,
                                        inference::ModelInferResponse* response) override;
+  grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+  ModelStreamInfer(grpc::CallbackServerContext* context) override;
+  // Empty name: every READY model; otherwise that model (NOT_FOUND / UNAVAILABLE
+  // as ModelInfer would answer).
+  grpc::ServerUnaryReactor* ModelStatistics(
+      grpc::CallbackServerContext* context, const inference::ModelStatisticsRequest* request,
+      inference::ModelStatisticsResponse* response) override;
+  // ModelRepository::Load / Unload. repository_name must be "" or the root.
+  grpc::ServerUnaryReactor* RepositoryModelLoad(
+      grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
+      inference::RepositoryModelLoadResponse* response) override;
+  grpc::ServerUnaryReactor* RepositoryModelUnload(
+      grpc::CallbackServerContext* context, const inference::RepositoryModelUnloadRequest* request,
+      inference::RepositoryModelUnloadResponse* response) override;
+  // SharedMemoryRegistry::Register / Status / Unregister.
+  grpc::ServerUnaryReactor* SystemSharedMemoryRegister(
+      grpc::CallbackServerContext* context,
+      const inference::SystemSharedMemoryRegisterRequest* request,
+      inference::SystemSharedMemoryRegisterResponse* response) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryStatus(
+      grpc::CallbackServerContext* context,
+      const inference::SystemSharedMemoryStatusRequest* request,
+      inference::SystemSharedMemoryStatusResponse* response) override;
+  grpc::ServerUnaryReactor* SystemSharedMemoryUnregister(
+      grpc::CallbackServerContext* context,
+      const inference::SystemSharedMemoryUnregisterRequest* request,
+      inference::SystemSharedMemoryUnregisterResponse* response) override;
 
-  // New ModelInfer calls fail with UNAVAILABLE from now on. Idempotent.
+  // New inference and load/unload calls fail with UNAVAILABLE from now on
+  // (streams stay open but answer each new request with that error). Idempotent.
   void StopAccepting();
 
-  // Blocks until no ModelInfer call is in progress or `timeout` passes; true
-  // when idle.
+  // Blocks until no inference or load/unload call is in progress or `timeout`
+  // passes; true when idle.
   bool AwaitIdle(absl::Duration timeout);
 
  private:
   explicit InferenceService(const Options& options);
-  // Admission for ModelInfer: false once StopAccepting() was called; on true
-  // the caller must call Done() when it has finished the reactor.
-  bool Begin();
-  void Done();
+  InferEnv env() { return InferEnv{options_.repository, &shared_memory_}; }
+  // Runs `work` on a thread of its own inside the gate and finishes the call
+  // with its status.
+  grpc::ServerUnaryReactor* RunDetached(grpc::CallbackServerContext* context,
+                                        absl::AnyInvocable<absl::Status()> work);
 
   const Options options_;
-  absl::Mutex mu_;
-  bool accepting_ ABSL_GUARDED_BY(mu_) = true;
-  int64_t in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  CallGate gate_;
+  SharedMemoryRegistry shared_memory_;
 };
 
 }  // namespace onyx::server

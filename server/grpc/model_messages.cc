@@ -51,6 +51,38 @@ void FillModelConfig(const Model& model, inference::ModelConfig* config) {
   }
 }
 
+namespace {
+
+void SetDuration(const StatDuration& from, inference::StatisticDuration* to) {
+  to->set_count(from.count);
+  to->set_ns(from.ns);
+}
+
+}  // namespace
+
+void FillModelStatistics(const Model& model, inference::ModelStatistics* stats) {
+  const ModelStatsSnapshot s = model.stats().Snapshot();
+  stats->set_name(model.name());
+  stats->set_version(model.version_string());
+  stats->set_last_inference(s.last_inference_ms);
+  stats->set_inference_count(s.inference_count);
+  stats->set_execution_count(s.execution_count);
+  auto* infer = stats->mutable_inference_stats();
+  SetDuration(s.success, infer->mutable_success());
+  SetDuration(s.fail, infer->mutable_fail());
+  SetDuration(s.queue, infer->mutable_queue());
+  SetDuration(s.compute_input, infer->mutable_compute_input());
+  SetDuration(s.compute_infer, infer->mutable_compute_infer());
+  SetDuration(s.compute_output, infer->mutable_compute_output());
+  for (const auto& [batch_size, batch] : s.batches) {
+    auto* out = stats->add_batch_stats();
+    out->set_batch_size(batch_size);
+    SetDuration(batch.compute_input, out->mutable_compute_input());
+    SetDuration(batch.compute_infer, out->mutable_compute_infer());
+    SetDuration(batch.compute_output, out->mutable_compute_output());
+  }
+}
+
 void FillRepositoryIndex(const std::vector<ModelStatus>& index, bool ready_only,
                          inference::RepositoryIndexResponse* response) {
   for (const ModelStatus& status : index) {

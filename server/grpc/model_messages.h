@@ -1,5 +1,5 @@
-// Builders for the descriptive RPC replies: ModelMetadata, ModelConfig and
-// RepositoryIndex. They only read; the service decides which model to describe.
+// Builders for the descriptive RPC replies: ModelMetadata, ModelConfig,
+// ModelStatistics and RepositoryIndex. They only read; the service decides which model to describe.
 // Pure functions: thread-safe.
 #pragma once
 
@@ -22,6 +22,9 @@ void FillModelMetadata(const Model& model, inference::ModelMetadataResponse* res
 // Triton-style configuration: dims exclude the batch dimension when
 // max_batch_size > 0; buckets become preferred batch sizes.
 void FillModelConfig(const Model& model, inference::ModelConfig* config);
+
+// name, served version and the model's counters (ModelStats).
+void FillModelStatistics(const Model& model, inference::ModelStatistics* stats);
 
 // One ModelIndex per status; only READY ones when `ready_only`.
 void FillRepositoryIndex(const std::vector<ModelStatus>& index, bool ready_only,

@@ -6,7 +6,7 @@
 #include "absl/strings/strip.h"
 #include "onyx/status_macros.h"
 #include "server/models/bucket_sessions.h"
-#include "server/scheduling/queue_scheduler.h"
+#include "server/scheduling/dynamic_batcher.h"
 
 namespace onyx::server {
 namespace {
@@ -115,12 +115,15 @@ absl::Status Model::Init(const Options& options) {
   ASSIGN_OR_RETURN(std::shared_ptr<const BucketSessions> sessions,
                    BucketSessions::Create(session_options));
 
-  QueueScheduler::Options scheduler_options;
+  DynamicBatcher::Options scheduler_options;
   scheduler_options.model_name = options.name;
   scheduler_options.model = std::move(sessions);
+  scheduler_options.max_batch_size = config_.max_batch_size;
+  scheduler_options.max_queue_delay = absl::Microseconds(config_.dynamic_batching.max_queue_delay_us);
   scheduler_options.max_queue_size = config_.dynamic_batching.max_queue_size;
   scheduler_options.instance_count = config_.instance_count;
-  ASSIGN_OR_RETURN(scheduler_, QueueScheduler::Create(std::move(scheduler_options)));
+  scheduler_options.on_batch = options.on_batch;
+  ASSIGN_OR_RETURN(scheduler_, DynamicBatcher::Create(std::move(scheduler_options)));
   return absl::OkStatus();
 }
 

@@ -10,12 +10,15 @@
 //
 // Load() does all the work once: reads config.yaml (optional), probes the graph
 // for its inputs and outputs, resolves the configuration against them, builds and
-// warms one session per bucket and starts the scheduler's workers.
+// warms one session per bucket and starts the scheduler's workers (a
+// DynamicBatcher configured from max_batch_size, dynamic_batching and
+// instance_count).
 // Thread-safe: immutable after Load(); the scheduler is thread-safe. Call Stop()
 // before dropping the last reference while requests may be in flight.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "onyx/session.h"
 #include "server/config/model_config.h"
+#include "server/models/model_stats.h"
 #include "server/models/tensor_spec.h"
 #include "server/scheduling/scheduler.h"
 
@@ -37,6 +41,9 @@ class Model {
     std::string directory;
     // Base options for every session of the model (providers, threads).
     onyx::SessionOptions session_options;
+    // Optional: told about every engine run of the model's dynamic batcher
+    // (requests merged, their rows); see DynamicBatcher::Options::on_batch.
+    std::function<void(int64_t requests, int64_t rows)> on_batch;
   };
 
   // Errors name the model and what failed: INVALID_ARGUMENT for a bad
@@ -57,6 +64,8 @@ class Model {
   bool batched() const { return config_.max_batch_size > 0; }
 
   Scheduler& scheduler() const { return *scheduler_; }
+  // Statistics of this version (thread-safe; counted by the RPC layer).
+  ModelStats& stats() const { return *stats_; }
   // Refuses new requests and waits for accepted ones. Idempotent.
   void Stop() const { scheduler_->Stop(); }
 
@@ -72,6 +81,7 @@ class Model {
   std::vector<TensorSpec> inputs_;
   std::vector<TensorSpec> outputs_;
   std::unique_ptr<Scheduler> scheduler_;
+  const std::unique_ptr<ModelStats> stats_ = std::make_unique<ModelStats>();
 };
 
 }  // namespace onyx::server

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -54,6 +55,9 @@ class ModelRepository {
     std::string root;
     // Base options for every session (providers, threads).
     onyx::SessionOptions session_options;
+    // Optional: told about every engine run of every model's dynamic batcher
+    // (the model's name, requests merged, their rows). Must not block.
+    std::function<void(const std::string& model, int64_t requests, int64_t rows)> on_batch;
   };
 
   // NOT_FOUND when root is not a directory. Does not scan or load.
@@ -85,6 +89,22 @@ class ModelRepository {
   // Marks every model UNLOADING, drains and stops them, then forgets them.
   void UnloadAll();
 
+  // Loads (or reloads) one model: rescans <root>/<name> and serves its highest
+  // version. A model with no serving version is LOADING meanwhile; a serving one
+  // keeps serving until the new version is READY, then the old one drains (every
+  // request it accepted completes). Blocks for the whole load. Errors:
+  // INVALID_ARGUMENT ("outside the repository") for a name with '/', '\\', "..",
+  // a leading '.', or one that resolves outside root; NOT_FOUND when root has no
+  // such directory; otherwise the load error — the model is then UNAVAILABLE
+  // with that reason, unless an older version keeps serving.
+  absl::Status Load(absl::string_view name);
+
+  // Marks the model UNLOADING (no new requests), drains its accepted requests,
+  // drops its sessions and leaves it UNAVAILABLE ("unloaded"). Blocks until
+  // drained. Unloading a model that is not loaded is OK. Errors: as Load's
+  // name checks, NOT_FOUND for a name the repository does not list.
+  absl::Status Unload(absl::string_view name);
+
   const std::string& root() const { return options_.root; }
 
  private:
@@ -98,12 +118,20 @@ class ModelRepository {
   explicit ModelRepository(Options options);
   // Finds models and their highest version on disk.
   Table Scan() const;
+  // One model directory; state LOADING, or UNAVAILABLE without a version.
+  Entry ScanOne(const std::string& name) const;
+  // INVALID_ARGUMENT unless `name` is a plain directory name inside root.
+  absl::Status CheckName(absl::string_view name) const;
+  // Builds version entry.version of `name`; fills entry.model or the reason.
+  void LoadEntry(const std::string& name, Entry& entry) const;
   std::shared_ptr<const Table> Snapshot() const;
   // Copy-on-write update of one entry (or insertion).
   void Update(const std::string& name, Entry entry);
   void Publish(std::shared_ptr<const Table> table);
 
   const Options options_;
+  // Serialises Load, Unload, LoadAll and UnloadAll; held across a whole load.
+  absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(write_mu_);
   absl::Mutex write_mu_;  // serialises copy-on-write updates
   mutable absl::Mutex mu_;
   std::shared_ptr<const Table> table_ ABSL_GUARDED_BY(mu_);

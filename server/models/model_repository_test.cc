@@ -95,6 +95,36 @@ TEST_F(ModelRepositoryTest, ExplicitModeListsWithoutLoading) {
   EXPECT_THAT(junk->reason, HasSubstr("not loaded"));
 }
 
+TEST_F(ModelRepositoryTest, LoadRejectsNamesOutsideTheRepository) {
+  fs::create_directories(root_.parent_path() / "outside_model" / "1");
+  fs::create_symlink(root_.parent_path() / "outside_model", root_ / "link");
+  for (const char* name : {"", "..", "../outside_model", "a/b", ".hidden", "link"}) {
+    absl::Status status = repository_->Load(name);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_THAT(status.message(), HasSubstr("outside the repository")) << name;
+    EXPECT_EQ(repository_->Unload(name).code(), absl::StatusCode::kInvalidArgument) << name;
+  }
+  fs::remove_all(root_.parent_path() / "outside_model");
+}
+
+TEST_F(ModelRepositoryTest, LoadAndUnloadOfUnknownModelsAreNotFound) {
+  repository_->DiscoverOnly();
+  EXPECT_EQ(repository_->Load("nope").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(repository_->Unload("nope").code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ModelRepositoryTest, FailedLoadLeavesTheModelUnavailableWithTheReason) {
+  repository_->DiscoverOnly();
+  absl::Status status = repository_->Load("bad_config");
+  EXPECT_FALSE(status.ok());
+  absl::StatusOr<ModelStatus> bad = repository_->GetStatus("bad_config");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->state, ModelState::kUnavailable);
+  EXPECT_THAT(bad->reason, HasSubstr("max_batch_size"));
+  // Unloading a model that is not loaded is fine.
+  EXPECT_TRUE(repository_->Unload("bad_config").ok());
+}
+
 TEST(ModelStateTest, NamesMatchTheProtocol) {
   EXPECT_EQ(ModelStateName(ModelState::kReady), "READY");
   EXPECT_EQ(ModelStateName(ModelState::kUnavailable), "UNAVAILABLE");

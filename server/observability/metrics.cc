@@ -16,6 +16,13 @@ const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
   return *buckets;
 }
 
+// 1 .. 256: batch sizes and requests per batch.
+const prometheus::Histogram::BucketBoundaries& CountBuckets() {
+  static const auto* buckets =
+      new prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128, 256};
+  return *buckets;
+}
+
 }  // namespace
 
 Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
@@ -27,6 +34,14 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                     .Name("onyx_request_duration_seconds")
                     .Help("ModelInfer latency from arrival to reply, in seconds")
                     .Register(*registry_);
+  batch_requests_ = &prometheus::BuildHistogram()
+                         .Name("onyx_batch_requests")
+                         .Help("Requests merged into one engine run by the dynamic batcher")
+                         .Register(*registry_);
+  batch_rows_ = &prometheus::BuildHistogram()
+                     .Name("onyx_batch_rows")
+                     .Help("Rows (before padding to a bucket) of one engine run")
+                     .Register(*registry_);
 }
 
 Metrics::~Metrics() = default;
@@ -48,6 +63,13 @@ void Metrics::RecordRequest(absl::string_view model, absl::StatusCode code, doub
   const std::string model_label(model);
   requests_->Add({{"model", model_label}, {"code", absl::StatusCodeToString(code)}}).Increment();
   durations_->Add({{"model", model_label}}, LatencyBuckets()).Observe(seconds);
+}
+
+void Metrics::RecordBatch(absl::string_view model, int64_t requests, int64_t rows) {
+  const std::string model_label(model);
+  batch_requests_->Add({{"model", model_label}}, CountBuckets())
+      .Observe(static_cast<double>(requests));
+  batch_rows_->Add({{"model", model_label}}, CountBuckets()).Observe(static_cast<double>(rows));
 }
 
 std::string Metrics::Serialize() const {

@@ -8,6 +8,8 @@
 // Series:
 //   onyx_requests_total{model,code}             ModelInfer calls by final status
 //   onyx_request_duration_seconds{model}        ModelInfer latency, arrival to reply
+//   onyx_batch_requests{model}                  requests merged into each engine run
+//   onyx_batch_rows{model}                      rows (before padding) of each engine run
 // Requests naming a model the repository does not have are counted under
 // model="" so clients cannot grow the label set without bound.
 // Thread-safe.
@@ -42,6 +44,10 @@ class Metrics {
   // Counts one finished ModelInfer call and observes its duration.
   void RecordRequest(absl::string_view model, absl::StatusCode code, double seconds);
 
+  // Observes one engine run of the model's dynamic batcher: how many requests
+  // it merged and their rows.
+  void RecordBatch(absl::string_view model, int64_t requests, int64_t rows);
+
   // The registry, for other components' series.
   prometheus::Registry& registry() { return *registry_; }
 
@@ -57,6 +63,8 @@ class Metrics {
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* requests_ = nullptr;
   prometheus::Family<prometheus::Histogram>* durations_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* batch_requests_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* batch_rows_ = nullptr;
   std::unique_ptr<prometheus::Exposer> exposer_;
 };
 

@@ -28,6 +28,19 @@ TEST(MetricsTest, CountsRequestsByModelAndCode) {
   EXPECT_TRUE((*metrics)->ListeningPorts().empty());
 }
 
+TEST(MetricsTest, ObservesRequestsAndRowsPerBatch) {
+  absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  (*metrics)->RecordBatch("mlp", 1, 3);
+  (*metrics)->RecordBatch("mlp", 3, 8);
+  const std::string text = (*metrics)->Serialize();
+  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_count{model=\"mlp\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",le=\"1\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",le=\"4\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"mlp\"} 11"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_bucket{model=\"mlp\",le=\"4\"} 1"));
+}
+
 TEST(MetricsTest, ListenerThatCannotBindIsUnavailable) {
   Metrics::Options options;
   options.address = "127.0.0.1:0";

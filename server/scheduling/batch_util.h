@@ -1,6 +1,6 @@
 // Row operations on the batch (first) dimension of tensors: the padding and
 // slicing that let a request of batch b run on a session built for bucket B >= b,
-// and later let the dynamic batcher stack several requests into one run.
+// and let the dynamic batcher stack several requests into one run.
 //
 //   ASSIGN_OR_RETURN(size_t i, ChooseBucket({1, 2, 4, 8}, 3));       // i == 2 (B = 4)
 //   ASSIGN_OR_RETURN(Tensor padded, ConcatAndPad({x}, 4));            // rows 3..4 zero

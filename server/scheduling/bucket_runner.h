@@ -1,15 +1,22 @@
-// RunOnBucket: runs one request on the smallest bucket session that holds it.
+// RunOnBucket / RunBatchOnBucket: run one request, or several stacked into one
+// batch, on the smallest bucket session that holds them.
 //
 //   ASSIGN_OR_RETURN(InferenceResult result, RunOnBucket(model, request));
+//   if (CanShareBatch(a, b)) {
+//     ASSIGN_OR_RETURN(std::vector<InferenceResult> results, RunBatchOnBucket(model, {&a, &b}));
+//   }
 //
-// A request of batch b runs on the smallest bucket B >= b: every input is padded
-// with zero rows to B, the session runs, and every output is cut back to its
-// first b rows. A model without buckets runs the request as given. The dynamic
-// batcher will stack several requests with the same helpers (batch_util.h).
-// Pure function over a thread-safe model: thread-safe.
+// Requests of batch b1..bn run on the smallest bucket B >= b1 + ... + bn: every
+// input is stacked along dimension 0 in request order and padded with zero rows
+// to B, the session runs once, and request i gets exactly its own rows of every
+// output back. A model without buckets runs one request as given.
+// Pure functions over a thread-safe model: thread-safe.
 #pragma once
 
+#include <vector>
+
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "server/scheduling/bucketed_model.h"
 #include "server/scheduling/inference_request.h"
 
@@ -20,5 +27,16 @@ namespace onyx::server {
 // first dimension is the bucket size; the model's own errors as returned.
 absl::StatusOr<InferenceResult> RunOnBucket(const BucketedModel& model,
                                             const InferenceRequest& request);
+
+// True when `a` and `b` may run in one batch: both batched (batch_size >= 1),
+// the same input names, and for each input the same type, rank and dims after
+// the first; and the same output_names in the same order.
+bool CanShareBatch(const InferenceRequest& a, const InferenceRequest& b);
+
+// Runs `requests` (non-empty, pairwise CanShareBatch, or a single request) as
+// one batch; results are parallel to `requests`. Errors as RunOnBucket's; an
+// error fails the whole batch.
+absl::StatusOr<std::vector<InferenceResult>> RunBatchOnBucket(
+    const BucketedModel& model, absl::Span<const InferenceRequest* const> requests);
 
 }  // namespace onyx::server

@@ -124,5 +124,40 @@ TEST(BucketRunnerTest, ModelErrorsPassThrough) {
   EXPECT_EQ(result.status().message(), "kernel exploded");
 }
 
+TEST(BucketRunnerTest, CanShareBatchNeedsSameInputsTypesTrailingDimsAndOutputs) {
+  auto base = Request(FloatTensor({1, 2}, {1, 2}), 1, {"y"});
+  EXPECT_TRUE(CanShareBatch(*base, *Request(FloatTensor({3, 2}, {1, 2, 3, 4, 5, 6}), 3, {"y"})));
+  EXPECT_FALSE(CanShareBatch(*base, *Request(FloatTensor({1, 3}, {1, 2, 3}), 1, {"y"})));
+  EXPECT_FALSE(CanShareBatch(*base, *Request(FloatTensor({1, 2, 1}, {1, 2}), 1, {"y"})));
+  EXPECT_FALSE(CanShareBatch(*base, *Request(FloatTensor({1, 2}, {1, 2}), 1, {"s"})));
+  EXPECT_FALSE(CanShareBatch(*base, *Request(FloatTensor({1, 2}, {1, 2}), 1, {"y", "s"})));
+  auto ints = Request(onyx::Tensor::Allocate(onyx::DataType::kInt32, {1, 2}), 1, {"y"});
+  EXPECT_FALSE(CanShareBatch(*base, *ints));
+  auto renamed = Request(FloatTensor({1, 2}, {1, 2}), 1, {"y"});
+  renamed->inputs[0].first = "other";
+  EXPECT_FALSE(CanShareBatch(*base, *renamed));
+  auto unbatched = Request(FloatTensor({1, 2}, {1, 2}), 0, {"y"});
+  EXPECT_FALSE(CanShareBatch(*base, *unbatched));
+}
+
+TEST(BucketRunnerTest, RunBatchStacksRequestsAndReturnsEachItsOwnRows) {
+  FakeModel model({1, 2, 4, 8}, TimesTenAndRowSum);
+  auto a = Request(FloatTensor({2, 2}, {1, 2, 3, 4}), 2, {"s", "y"});
+  auto b = Request(FloatTensor({1, 2}, {5, 6}), 1, {"s", "y"});
+  const InferenceRequest* both[] = {a.get(), b.get()};
+  absl::StatusOr<std::vector<InferenceResult>> results = RunBatchOnBucket(model, both);
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(model.calls().size(), 1u);
+  EXPECT_EQ(model.calls()[0].bucket_index, 2u);  // 3 rows -> bucket 4
+  EXPECT_THAT(FloatValues(model.calls()[0].feeds.at(0).second.tensor()),
+              ElementsAre(1, 2, 3, 4, 5, 6, 0, 0));
+  ASSERT_EQ(results->size(), 2u);
+  EXPECT_THAT(FloatValues((*results)[0].outputs[0]), ElementsAre(3, 7));
+  EXPECT_THAT(FloatValues((*results)[0].outputs[1]), ElementsAre(10, 20, 30, 40));
+  EXPECT_THAT((*results)[1].outputs[1].dims(), ElementsAre(1, 2));
+  EXPECT_THAT(FloatValues((*results)[1].outputs[0]), ElementsAre(11));
+  EXPECT_THAT(FloatValues((*results)[1].outputs[1]), ElementsAre(50, 60));
+}
+
 }  // namespace
 }  // namespace onyx::server

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "onyx/session.h"
 #include "onyx/tensor.h"
 
@@ -23,6 +25,16 @@ struct InferenceRequest {
   // Rows in the first dimension of every input; 0 for a model without a batch
   // dimension (max_batch_size 0).
   int64_t batch_size = 0;
+  // Completion is due by the earlier of `deadline` (absolute, on the
+  // scheduler's clock) and `timeout` after Enqueue(). A request still queued
+  // then is completed with DEADLINE_EXCEEDED and never runs; one already
+  // running finishes normally.
+  absl::Time deadline = absl::InfiniteFuture();
+  absl::Duration timeout = absl::InfiniteDuration();
+  // True once the client gave up; the scheduler then completes a queued
+  // request with CANCELLED instead of running it. Null: never cancelled.
+  // Called from scheduler threads while the request is queued.
+  std::function<bool()> is_cancelled;
 };
 
 struct InferenceResult {

@@ -1,7 +1,8 @@
-// Helpers shared by the scheduling tests: tensors from literals and a scripted
-// BucketedModel. Test-only.
+// Helpers shared by the scheduling tests: tensors from literals, a scripted
+// BucketedModel and a FakeClock. Test-only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -9,7 +10,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "server/scheduling/bucketed_model.h"
+#include "server/scheduling/clock.h"
 
 namespace onyx::server::testing {
 
@@ -58,6 +61,56 @@ class FakeModel : public BucketedModel {
   const RunFn run_;
   mutable absl::Mutex mu_;
   mutable std::vector<Call> calls_ ABSL_GUARDED_BY(mu_);
+};
+
+// A Clock whose time moves only by Advance(). Waits end when their condition
+// holds or the fake time reaches their deadline; they re-check every
+// millisecond of real time, so Advance() needs no hook into the waiter's mutex.
+class FakeClock final : public Clock {
+ public:
+  absl::Time Now() const override {
+    absl::MutexLock lock(&mu_);
+    return now_;
+  }
+  void Advance(absl::Duration d) {
+    absl::MutexLock lock(&mu_);
+    now_ += d;
+  }
+
+  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& condition,
+                         absl::Time deadline) const override ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    {
+      absl::MutexLock lock(&mu_);
+      waiting_.push_back(deadline);
+    }
+    bool result = false;
+    while (true) {
+      if (condition.Eval()) {
+        result = true;
+        break;
+      }
+      if (Now() >= deadline) break;
+      mu->AwaitWithTimeout(condition, absl::Milliseconds(1));
+    }
+    absl::MutexLock lock(&mu_);
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), deadline));
+    return result;
+  }
+
+  // Blocks (up to 10 s of real time) until some thread waits on this clock with
+  // exactly `deadline`; false on timeout.
+  bool AwaitWaiter(absl::Time deadline) const {
+    absl::MutexLock lock(&mu_);
+    auto waiting = [this, deadline]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return std::find(waiting_.begin(), waiting_.end(), deadline) != waiting_.end();
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&waiting), absl::Seconds(10));
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::Time now_ ABSL_GUARDED_BY(mu_) = absl::FromUnixSeconds(1000000);
+  mutable std::vector<absl::Time> waiting_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace onyx::server::testing

@@ -1,0 +1,97 @@
+#include "server/grpc/infer_call.h"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "server/grpc/infer_messages.h"
+#include "server/grpc/shared_memory_io.h"
+
+namespace onyx::server {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+uint64_t NsSince(SteadyClock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - start).count());
+}
+
+uint64_t NowMs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace
+
+void StartInference(const InferEnv& env, const inference::ModelInferRequest* request,
+                    inference::ModelInferResponse* response, InferFinish finish,
+                    const InferCallOptions& call_options) {
+  const SteadyClock::time_point start = SteadyClock::now();
+  // A reload swaps versions between our lookup and our enqueue at most a few
+  // times in a row; each retry needs a newer version than the one refused.
+  constexpr int kAttempts = 4;
+  for (int attempt = 1;; ++attempt) {
+    auto model = env.repository->GetReady(request->model_name(), request->model_version());
+    if (!model.ok()) {
+      const bool known = env.repository->GetStatus(request->model_name()).ok();
+      finish(known ? request->model_name() : std::string(), model.status());
+      return;
+    }
+    const Model& m = **model;
+    ModelStats* stats = &m.stats();  // outlives the callback: Stop() drains first
+    auto fail = [&](const absl::Status& status) {
+      stats->RecordFailure(NsSince(start), NowMs());
+      finish(m.name(), status);
+    };
+    absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> inlined =
+        InlineSharedMemoryInputs(*request, *env.shared_memory);
+    if (!inlined.ok()) return fail(inlined.status());
+    std::shared_ptr<const inference::ModelInferRequest> owned = std::move(*inlined);
+    const inference::ModelInferRequest& effective = owned ? *owned : *request;
+    absl::StatusOr<std::unique_ptr<InferenceRequest>> parsed = ParseInferRequest(effective, m);
+    if (!parsed.ok()) return fail(parsed.status());
+    (*parsed)->deadline = call_options.deadline;
+    (*parsed)->is_cancelled = call_options.is_cancelled;
+
+    RequestTimings timings;
+    timings.batch_size = (*parsed)->batch_size;
+    timings.compute_input_ns = NsSince(start);
+    const SteadyClock::time_point enqueued_at = SteadyClock::now();
+    // The reactor keeps request and response alive until `finish`. The callback
+    // holds no Model: the scheduler drains before its model goes away.
+    auto finish_holder = std::make_shared<InferFinish>(std::move(finish));
+    DoneCallback done = [finish_holder, request, response, owned, stats, timings, start,
+                         enqueued_at, shm = env.shared_memory, name = m.name(),
+                         version = m.version_string(), output_names = (*parsed)->output_names](
+                            absl::StatusOr<InferenceResult> result) mutable {
+      timings.compute_infer_ns = NsSince(enqueued_at);
+      const SteadyClock::time_point output_start = SteadyClock::now();
+      absl::Status status = result.status();
+      if (status.ok()) {
+        status = FillInferResponse(*request, name, version, output_names, *result, response);
+      }
+      if (status.ok()) status = WriteSharedMemoryOutputs(*request, *shm, response);
+      timings.compute_output_ns = NsSince(output_start);
+      timings.total_ns = NsSince(start);
+      timings.end_ms = NowMs();
+      if (status.ok()) {
+        stats->RecordSuccess(timings);
+      } else {
+        stats->RecordFailure(timings.total_ns, timings.end_ms);
+      }
+      (*finish_holder)(name, status);
+    };
+    absl::Status status = m.scheduler().Enqueue(std::move(*parsed), std::move(done));
+    if (status.ok()) return;
+    finish = std::move(*finish_holder);
+    if (status.code() == absl::StatusCode::kUnavailable && attempt < kAttempts) {
+      auto again = env.repository->GetReady(request->model_name(), request->model_version());
+      if (again.ok() && again->get() != model->get()) continue;
+    }
+    return fail(status);
+  }
+}
+
+}  // namespace onyx::server

@@ -1,0 +1,51 @@
+// StartInference: one ModelInferRequest from receipt to a filled response —
+// shared by ModelInfer and ModelStreamInfer.
+//
+//   InferEnv env{repository, &shared_memory};
+//   StartInference(env, request, response,
+//                  [reactor](const std::string& model_label, const absl::Status& status) {
+//                    reactor->Finish(ToGrpcStatus(status));
+//                  });
+//
+// Looks the model up, inlines shared-memory inputs, validates and enqueues on
+// the model's scheduler, then (on the scheduler's worker) fills `response`,
+// writes shared-memory outputs and counts the request in the model's
+// statistics. When an enqueue meets a version that a reload just stopped, the
+// model is looked up again, so a reload loses no request.
+// Thread-safe; never blocks on inference.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "grpc_service.pb.h"
+#include "server/memory/shared_memory.h"
+#include "server/models/model_repository.h"
+
+namespace onyx::server {
+
+struct InferEnv {
+  ModelRepository* repository = nullptr;
+  const SharedMemoryRegistry* shared_memory = nullptr;
+};
+
+// Runs exactly once: on the caller's thread for errors found before enqueuing,
+// on a scheduler thread otherwise. `model_label` is the model's name when the
+// repository knows it, else "" (a metrics label value).
+using InferFinish = absl::AnyInvocable<void(const std::string& model_label, const absl::Status&)>;
+
+// Per-call scheduling hints, copied into the InferenceRequest.
+struct InferCallOptions {
+  absl::Time deadline = absl::InfiniteFuture();  // the client's deadline
+  std::function<bool()> is_cancelled;            // null: never cancelled
+};
+
+// `request` and `response` must stay alive until `finish` runs.
+void StartInference(const InferEnv& env, const inference::ModelInferRequest* request,
+                    inference::ModelInferResponse* response, InferFinish finish,
+                    const InferCallOptions& call_options = {});
+
+}  // namespace onyx::server

@@ -1,0 +1,42 @@
+// Inference tensors that live in registered system shared memory (Triton
+// semantics): an input or requested output carrying the parameters
+// `shared_memory_region` (string), `shared_memory_byte_size` and optionally
+// `shared_memory_offset` (int64 or uint64) is read from / written to that region
+// instead of the message.
+//
+//   ASSIGN_OR_RETURN(auto inlined, InlineSharedMemoryInputs(request, registry));
+//   const ModelInferRequest& effective = inlined ? *inlined : request;
+//   ... parse, run, FillInferResponse(effective, ...) ...
+//   RETURN_IF_ERROR(WriteSharedMemoryOutputs(request, registry, &response));
+//
+// Pure functions over the registry (thread-safe).
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "grpc_service.pb.h"
+#include "server/memory/shared_memory.h"
+
+namespace onyx::server {
+
+// nullptr when no input uses shared memory. Otherwise a copy of `request` whose
+// raw_input_contents hold every input's bytes: shared-memory inputs copied out
+// of their region, the others taken from the request's raw_input_contents
+// (indexed either by input position or over the non-shared-memory inputs only).
+// Errors: INVALID_ARGUMENT naming the input for a missing byte size, a range
+// outside the region, typed contents next to shared memory inputs; NOT_FOUND
+// for an unknown region.
+absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> InlineSharedMemoryInputs(
+    const inference::ModelInferRequest& request, const SharedMemoryRegistry& registry);
+
+// For each output `request` asks to be placed in shared memory: copies its
+// raw_output_contents entry into the region, leaves that entry empty (so
+// indexes still match `outputs`) and echoes the shared-memory parameters on the
+// output. INVALID_ARGUMENT when the output is larger than
+// shared_memory_byte_size or leaves the region.
+absl::Status WriteSharedMemoryOutputs(const inference::ModelInferRequest& request,
+                                      const SharedMemoryRegistry& registry,
+                                      inference::ModelInferResponse* response);
+
+}  // namespace onyx::server

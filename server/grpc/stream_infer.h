@@ -1,0 +1,36 @@
+// The ModelStreamInfer reactor: a bidirectional stream of ModelInferRequests,
+// each answered by one ModelStreamInferResponse (error_message set when that
+// request failed; the stream stays open), in completion order, carrying the
+// request's id.
+//
+//   return NewStreamInferReactor({env, metrics, gate});   // from the service handler
+//
+// Reads run ahead of inference: each request is started as it arrives and its
+// reply queued for writing when the scheduler finishes it; gRPC threads never
+// wait for inference. The stream finishes OK after the client half-closes and
+// every started request has been answered (or the stream broke).
+#pragma once
+
+#include <functional>
+
+#include "grpc_service.grpc.pb.h"
+#include "server/grpc/call_gate.h"
+#include "server/grpc/infer_call.h"
+#include "server/observability/metrics.h"
+
+namespace onyx::server {
+
+struct StreamInferOptions {
+  InferEnv env;
+  Metrics* metrics = nullptr;
+  CallGate* gate = nullptr;  // each request enters and exits it
+  // The stream's cancellation, handed to the scheduler with every request so
+  // that queued requests of a cancelled stream never run. Null: never.
+  std::function<bool()> is_cancelled;
+};
+
+// The reactor deletes itself when gRPC is done with it.
+grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+NewStreamInferReactor(const StreamInferOptions& options);
+
+}  // namespace onyx::server

@@ -1,0 +1,68 @@
+#include "server/models/model_stats.h"
+
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace onyx::server {
+namespace {
+
+RequestTimings Timings(int64_t batch, uint64_t end_ms) {
+  RequestTimings t;
+  t.batch_size = batch;
+  t.total_ns = 100;
+  t.queue_ns = 10;
+  t.compute_input_ns = 20;
+  t.compute_infer_ns = 30;
+  t.compute_output_ns = 40;
+  t.end_ms = end_ms;
+  return t;
+}
+
+TEST(ModelStatsTest, CountsInferencesByBatchSizeAndExecutionsByRequest) {
+  ModelStats stats;
+  stats.RecordSuccess(Timings(4, 1000));
+  stats.RecordSuccess(Timings(4, 1500));
+  stats.RecordSuccess(Timings(0, 1200));  // no batch dimension: one inference
+  const ModelStatsSnapshot s = stats.Snapshot();
+  EXPECT_EQ(s.inference_count, 9u);
+  EXPECT_EQ(s.execution_count, 3u);
+  EXPECT_EQ(s.last_inference_ms, 1500u);
+  EXPECT_EQ(s.success.count, 3u);
+  EXPECT_EQ(s.success.ns, 300u);
+  EXPECT_EQ(s.compute_infer.ns, 90u);
+  ASSERT_EQ(s.batches.size(), 2u);
+  EXPECT_EQ(s.batches.at(4).compute_input.count, 2u);
+  EXPECT_EQ(s.batches.at(4).compute_output.ns, 80u);
+  EXPECT_EQ(s.batches.at(1).compute_infer.count, 1u);
+  EXPECT_EQ(s.fail.count, 0u);
+}
+
+TEST(ModelStatsTest, FailuresCountOnlyAsFail) {
+  ModelStats stats;
+  stats.RecordFailure(50, 7);
+  stats.RecordFailure(25, 9);
+  const ModelStatsSnapshot s = stats.Snapshot();
+  EXPECT_EQ(s.fail.count, 2u);
+  EXPECT_EQ(s.fail.ns, 75u);
+  EXPECT_EQ(s.inference_count, 0u);
+  EXPECT_EQ(s.success.count, 0u);
+  EXPECT_EQ(s.last_inference_ms, 9u);
+}
+
+TEST(ModelStatsTest, ConcurrentRecordsAreAllCounted) {
+  ModelStats stats;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&stats] {
+      for (int j = 0; j < 1000; ++j) stats.RecordSuccess(Timings(2, 1));
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(stats.Snapshot().inference_count, 8000u);
+  EXPECT_EQ(stats.Snapshot().execution_count, 4000u);
+}
+
+}  // namespace
+}  // namespace onyx::server

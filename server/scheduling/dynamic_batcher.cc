@@ -1,0 +1,203 @@
+#include "server/scheduling/dynamic_batcher.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "server/scheduling/bucket_runner.h"
+
+namespace onyx::server {
+
+absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(Options options) {
+  if (options.model == nullptr) {
+    return absl::InvalidArgumentError("DynamicBatcher: no model");
+  }
+  const std::string who = absl::StrCat("DynamicBatcher for '", options.model_name, "': ");
+  if (options.max_queue_size < 1 || options.instance_count < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, "max_queue_size and instance_count must be >= 1, got ", options.max_queue_size,
+        " and ", options.instance_count));
+  }
+  if (options.max_queue_delay < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(who, "max_queue_delay must be >= 0"));
+  }
+  const absl::Span<const int64_t> buckets = options.model->buckets();
+  const int64_t largest = buckets.empty() ? 0 : buckets.back();
+  if (options.max_batch_size < 0 || options.max_batch_size > largest) {
+    return absl::InvalidArgumentError(absl::StrCat(who, "max_batch_size must be in [0, ", largest,
+                                                   "] (the largest bucket), got ",
+                                                   options.max_batch_size));
+  }
+  const int64_t max_batch = options.max_batch_size == 0 ? largest : options.max_batch_size;
+  if (options.clock == nullptr) options.clock = RealClock::Shared();
+  auto batcher =
+      std::unique_ptr<DynamicBatcher>(new DynamicBatcher(std::move(options), max_batch));
+  absl::MutexLock lock(&batcher->join_mu_);
+  for (int64_t i = 0; i < batcher->options_.instance_count; ++i) {
+    batcher->workers_.emplace_back([b = batcher.get()] { b->WorkerLoop(); });
+  }
+  return batcher;
+}
+
+DynamicBatcher::DynamicBatcher(Options options, int64_t max_batch_size)
+    : options_(std::move(options)), max_batch_size_(max_batch_size), clock_(options_.clock) {}
+
+DynamicBatcher::~DynamicBatcher() { Stop(); }
+
+absl::Status DynamicBatcher::Enqueue(std::unique_ptr<InferenceRequest> request, DoneCallback done) {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  if (stopping_) {
+    return absl::UnavailableError(
+        absl::StrCat("model '", options_.model_name, "' is shutting down"));
+  }
+  if (static_cast<int64_t>(queue_.size()) >= options_.max_queue_size) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("model '", options_.model_name, "': queue full (max_queue_size ",
+                     options_.max_queue_size, " requests waiting)"));
+  }
+  const absl::Time deadline = std::min(request->deadline, now + request->timeout);
+  queue_.push_back(Entry{std::move(request), std::move(done), now, deadline});
+  ++arrivals_;
+  return absl::OkStatus();
+}
+
+int64_t DynamicBatcher::InFlight() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(queue_.size()) + running_;
+}
+
+int64_t DynamicBatcher::QueueDepth() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(queue_.size());
+}
+
+void DynamicBatcher::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  absl::MutexLock lock(&join_mu_);
+  for (std::thread& worker : workers_) worker.join();
+  workers_.clear();
+}
+
+bool DynamicBatcher::IsPreferred(int64_t rows) const {
+  const absl::Span<const int64_t> buckets = options_.model->buckets();
+  return rows >= max_batch_size_ || std::find(buckets.begin(), buckets.end(), rows) != buckets.end();
+}
+
+void DynamicBatcher::RemoveDead(absl::Time now, Work* work) {
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    absl::Status status;
+    if (now >= it->deadline) {
+      status = absl::DeadlineExceededError(absl::StrCat(
+          "model '", options_.model_name, "': deadline passed while the request was queued"));
+    } else if (it->request->is_cancelled && it->request->is_cancelled()) {
+      status = absl::CancelledError(
+          absl::StrCat("model '", options_.model_name, "': request cancelled while queued"));
+    } else {
+      ++it;
+      continue;
+    }
+    work->refused.emplace_back(std::move(*it), std::move(status));
+    it = queue_.erase(it);
+  }
+}
+
+std::vector<size_t> DynamicBatcher::PlanBatch(int64_t* rows) const {
+  const InferenceRequest& head = *queue_.front().request;
+  std::vector<size_t> positions = {0};
+  *rows = head.batch_size;
+  // A model without buckets, or a request the runner will reject, runs alone.
+  if (max_batch_size_ == 0 || head.batch_size < 1 || head.batch_size >= max_batch_size_) {
+    return positions;
+  }
+  for (size_t i = 1; i < queue_.size() && *rows < max_batch_size_; ++i) {
+    const InferenceRequest& next = *queue_[i].request;
+    if (*rows + next.batch_size <= max_batch_size_ && CanShareBatch(head, next)) {
+      positions.push_back(i);
+      *rows += next.batch_size;
+    }
+  }
+  return positions;
+}
+
+bool DynamicBatcher::TakeWork(Work* work) {
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    auto has_work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !queue_.empty() || stopping_;
+    };
+    mu_.Await(absl::Condition(&has_work));
+    if (queue_.empty()) return false;  // stopping and drained
+
+    const absl::Time now = clock_->Now();
+    RemoveDead(now, work);
+    if (!work->refused.empty()) {
+      running_ += static_cast<int64_t>(work->refused.size());
+      return true;
+    }
+
+    int64_t rows = 0;
+    std::vector<size_t> positions = PlanBatch(&rows);
+    const bool alone = positions.size() == 1 && (max_batch_size_ == 0 ||
+                                                 queue_.front().request->batch_size < 1);
+    const absl::Time send_by = queue_.front().enqueued + options_.max_queue_delay;
+    if (alone || IsPreferred(rows) || now >= send_by || stopping_) {
+      // Erase from the back so earlier positions stay valid.
+      work->batch.resize(positions.size());
+      for (size_t k = positions.size(); k-- > 0;) {
+        work->batch[k] = std::move(queue_[positions[k]]);
+        queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(positions[k]));
+      }
+      running_ += static_cast<int64_t>(work->batch.size());
+      return true;
+    }
+
+    // Wait for more requests, for the head's delay to run out, or for the
+    // earliest queued deadline.
+    absl::Time wake = send_by;
+    for (const Entry& entry : queue_) wake = std::min(wake, entry.deadline);
+    const uint64_t seen = arrivals_;
+    auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return arrivals_ != seen || stopping_;
+    };
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&changed), wake);
+  }
+}
+
+void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
+  std::vector<const InferenceRequest*> requests;
+  requests.reserve(batch.size());
+  int64_t rows = 0;
+  for (const Entry& entry : batch) {
+    requests.push_back(entry.request.get());
+    rows += entry.request->batch_size;
+  }
+  absl::StatusOr<std::vector<InferenceResult>> results =
+      RunBatchOnBucket(*options_.model, requests);
+  if (options_.on_batch) options_.on_batch(static_cast<int64_t>(batch.size()), rows);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (results.ok()) {
+      std::move(batch[i].done)(std::move((*results)[i]));
+    } else {
+      std::move(batch[i].done)(results.status());
+    }
+  }
+}
+
+void DynamicBatcher::WorkerLoop() {
+  while (true) {
+    Work work;
+    if (!TakeWork(&work)) return;
+    for (auto& [entry, status] : work.refused) std::move(entry.done)(std::move(status));
+    if (!work.batch.empty()) RunBatch(work.batch);
+    const int64_t completed = static_cast<int64_t>(work.refused.size() + work.batch.size());
+    work = Work{};  // release the requests before counting them done
+    absl::MutexLock lock(&mu_);
+    running_ -= completed;
+  }
+}
+
+}  // namespace onyx::server

@@ -1,0 +1,136 @@
+// DynamicBatcher: the Scheduler of a model — a bounded FIFO drained by a fixed
+// set of worker threads that merge compatible requests into one engine run.
+//
+//   DynamicBatcher::Options options;
+//   options.model_name = "mlp";
+//   options.model = bucket_sessions;            // std::shared_ptr<const BucketedModel>
+//   options.max_batch_size = 8;                 // rows per run; <= the largest bucket
+//   options.max_queue_delay = absl::Microseconds(200);
+//   options.max_queue_size = 256;
+//   options.instance_count = 2;                 // two concurrent runs
+//   ASSIGN_OR_RETURN(auto batcher, DynamicBatcher::Create(std::move(options)));
+//   RETURN_IF_ERROR(batcher->Enqueue(std::move(request), [](auto result) { ... }));
+//   batcher->Stop();                            // drains, then joins the workers
+//
+// Forming a batch: a free worker looks at the oldest queued request (the head)
+// and gathers, in arrival order, every later request that CanShareBatch() with
+// it (bucket_runner.h) while the rows stay <= max_batch_size. It runs the batch
+// at once when its rows reach max_batch_size or equal a bucket exactly (the
+// buckets are the preferred sizes: no padding), when the head has waited
+// max_queue_delay, or when stopping; otherwise it waits for more arrivals until
+// then. Incompatible requests are never merged; they form their own batches.
+// The batch is stacked along dimension 0, zero-padded to the smallest bucket
+// that holds it, run once, and each request gets exactly its own rows back.
+// A model without buckets runs each request alone.
+//
+// Deadlines and cancellation: whenever a worker forms a batch it first
+// completes every queued request whose deadline (InferenceRequest::deadline,
+// or `timeout` after Enqueue) has passed with DEADLINE_EXCEEDED, and every one
+// whose is_cancelled() returns true with CANCELLED; neither ever runs. A worker
+// waiting for a batch to fill also wakes at the earliest queued deadline.
+//
+// Workers are created by Create(), instance_count of them; no thread is started
+// per request. Time comes from the injected Clock (tests use a fake one).
+// Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "server/scheduling/bucketed_model.h"
+#include "server/scheduling/clock.h"
+#include "server/scheduling/scheduler.h"
+
+namespace onyx::server {
+
+// Told about every engine run: how many requests it merged and their rows
+// (before padding). Called on a worker thread after the run; must not block.
+using BatchObserver = std::function<void(int64_t requests, int64_t rows)>;
+
+class DynamicBatcher final : public Scheduler {
+ public:
+  struct Options {
+    // Used in error messages.
+    std::string model_name;
+    // Shared with the model; kept alive until the batcher is destroyed.
+    std::shared_ptr<const BucketedModel> model;
+    // Most rows merged into one run; 0 means the largest bucket. Ignored for
+    // a model without buckets.
+    int64_t max_batch_size = 0;
+    // Longest the oldest queued request waits for others to fill its batch.
+    absl::Duration max_queue_delay = absl::ZeroDuration();
+    // Requests waiting (not running) beyond this are refused.
+    int64_t max_queue_size = 256;
+    // Worker threads, i.e. concurrent runs of the model.
+    int64_t instance_count = 1;
+    // Null: RealClock::Shared().
+    std::shared_ptr<const Clock> clock;
+    // Optional.
+    BatchObserver on_batch;
+  };
+
+  // INVALID_ARGUMENT when `model` is null, max_queue_size or instance_count is
+  // < 1, max_queue_delay is negative, or max_batch_size is negative or larger
+  // than the largest bucket.
+  static absl::StatusOr<std::unique_ptr<DynamicBatcher>> Create(Options options);
+
+  // Stops (draining) and joins the workers.
+  ~DynamicBatcher() override;
+
+  // RESOURCE_EXHAUSTED names the model and max_queue_size.
+  absl::Status Enqueue(std::unique_ptr<InferenceRequest> request, DoneCallback done) override;
+  int64_t InFlight() const override;
+  void Stop() override;
+
+  // Requests waiting for a worker (for metrics and tests).
+  int64_t QueueDepth() const;
+
+ private:
+  struct Entry {
+    std::unique_ptr<InferenceRequest> request;
+    DoneCallback done;
+    absl::Time enqueued;
+    absl::Time deadline;  // the earlier of the request's deadline and timeout
+  };
+  // What a worker took from the queue: requests to refuse with a status, or
+  // one batch to run (never both).
+  struct Work {
+    std::vector<Entry> batch;
+    std::vector<std::pair<Entry, absl::Status>> refused;
+  };
+
+  DynamicBatcher(Options options, int64_t max_batch_size);
+  void WorkerLoop();
+  // Blocks until there is work; false when stopped and the queue is empty.
+  bool TakeWork(Work* work);
+  // Moves expired and cancelled requests from the queue to `refused`.
+  void RemoveDead(absl::Time now, Work* work) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queue positions of the batch headed by queue_.front(), and its rows.
+  std::vector<size_t> PlanBatch(int64_t* rows) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IsPreferred(int64_t rows) const;
+  void RunBatch(std::vector<Entry>& batch);
+
+  const Options options_;
+  const int64_t max_batch_size_;  // resolved; 0 for a model without buckets
+  const std::shared_ptr<const Clock> clock_;
+  mutable absl::Mutex mu_;
+  std::deque<Entry> queue_ ABSL_GUARDED_BY(mu_);
+  int64_t running_ ABSL_GUARDED_BY(mu_) = 0;  // taken by workers, not yet completed
+  uint64_t arrivals_ ABSL_GUARDED_BY(mu_) = 0;  // wakes workers waiting for a batch to fill
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+
+  absl::Mutex join_mu_;  // serialises Stop() callers while they join
+  std::vector<std::thread> workers_ ABSL_GUARDED_BY(join_mu_);
+};
+
+}  // namespace onyx::server

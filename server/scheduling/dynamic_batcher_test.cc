@@ -1,0 +1,517 @@
+#include "server/scheduling/dynamic_batcher.h"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/scheduling/test_util.h"
+
+namespace onyx::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using testing::FakeClock;
+using testing::FakeModel;
+using testing::FloatTensor;
+using testing::FloatValues;
+using ::testing::HasSubstr;
+
+// Row-wise model: y[r][c] = 2 * x[r][c] + x[r][0] for every requested output
+// ("y" and "z" alike), so each output row depends on its input row only. A run
+// whose first input value is kBlock waits until the test opens the gate.
+constexpr float kBlock = -1000.0f;
+
+class RowModel {
+ public:
+  explicit RowModel(std::vector<int64_t> buckets)
+      : model_(std::make_shared<FakeModel>(
+            std::move(buckets),
+            [this](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+                -> absl::StatusOr<std::vector<onyx::Value>> {
+              const onyx::Tensor& x = feeds.at(0).second.tensor();
+              {
+                absl::MutexLock lock(&mu_);
+                ++running_;
+                max_running_ = std::max(max_running_, running_);
+                if (x.data<float>()[0] == kBlock) mu_.Await(absl::Condition(&open_));
+                --running_;
+              }
+              if (fail_) return absl::InternalError("engine failed");
+              onyx::Tensor y = onyx::Tensor::Allocate(onyx::DataType::kFloat, x.dims());
+              const int64_t cols = x.dims()[1];
+              for (int64_t r = 0; r < x.dims()[0]; ++r) {
+                for (int64_t c = 0; c < cols; ++c) {
+                  y.mutable_data<float>()[r * cols + c] =
+                      2 * x.data<float>()[r * cols + c] + x.data<float>()[r * cols];
+                }
+              }
+              return std::vector<onyx::Value>(outputs.size(), onyx::Value(y));
+            })) {}
+
+  std::shared_ptr<FakeModel> model() const { return model_; }
+  void Open() {
+    absl::MutexLock lock(&mu_);
+    open_ = true;
+  }
+  bool AwaitRunning(int n) {
+    absl::MutexLock lock(&mu_);
+    auto reached = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
+  }
+  int max_running() {
+    absl::MutexLock lock(&mu_);
+    return max_running_;
+  }
+  void set_fail() { fail_ = true; }
+
+ private:
+  absl::Mutex mu_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
+  int running_ ABSL_GUARDED_BY(mu_) = 0;
+  int max_running_ ABSL_GUARDED_BY(mu_) = 0;
+  std::atomic<bool> fail_{false};
+  std::shared_ptr<FakeModel> model_;
+};
+
+// The expected output of RowModel for `x` ([rows, cols]), computed here.
+std::vector<float> Expected(const std::vector<float>& x, int64_t cols) {
+  std::vector<float> y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) y[i] = 2 * x[i] + x[i - i % cols];
+  return y;
+}
+
+std::unique_ptr<InferenceRequest> Rows(int64_t rows, int64_t cols, float first,
+                                       std::vector<std::string> outputs = {"y"}) {
+  std::vector<float> values(rows * cols);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = first + static_cast<float>(i);
+  auto request = std::make_unique<InferenceRequest>();
+  request->inputs.emplace_back("x", onyx::Value(FloatTensor({rows, cols}, values)));
+  request->batch_size = rows;
+  request->output_names = std::move(outputs);
+  return request;
+}
+
+std::vector<float> InputValues(const InferenceRequest& request) {
+  return FloatValues(request.inputs.at(0).second.tensor());
+}
+
+// Outcomes by request index, filled from worker threads.
+class Outcomes {
+ public:
+  DoneCallback Callback(int index) {
+    return [this, index](absl::StatusOr<InferenceResult> result) {
+      absl::MutexLock lock(&mu_);
+      EXPECT_FALSE(results_.contains(index)) << "request " << index << " completed twice";
+      results_.emplace(index, std::move(result));
+    };
+  }
+  bool AwaitCount(size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto reached = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return results_.size() >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
+  }
+  absl::StatusOr<InferenceResult> Get(int index) {
+    absl::MutexLock lock(&mu_);
+    auto it = results_.find(index);
+    if (it == results_.end()) return absl::NotFoundError("no outcome");
+    return it->second;
+  }
+  size_t size() {
+    absl::MutexLock lock(&mu_);
+    return results_.size();
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<int, absl::StatusOr<InferenceResult>> results_ ABSL_GUARDED_BY(mu_);
+};
+
+struct BatcherSetup {
+  std::vector<int64_t> buckets = {1, 2, 4, 8};
+  int64_t max_batch_size = 0;
+  absl::Duration delay = absl::Hours(1);
+  int64_t queue = 64;
+  int64_t instances = 1;
+  BatchObserver on_batch;
+};
+
+std::unique_ptr<DynamicBatcher> MakeBatcher(std::shared_ptr<const BucketedModel> model,
+                                            std::shared_ptr<const Clock> clock,
+                                            BatcherSetup setup = {}) {
+  DynamicBatcher::Options options;
+  options.model_name = "fake";
+  options.model = std::move(model);
+  options.max_batch_size = setup.max_batch_size;
+  options.max_queue_delay = setup.delay;
+  options.max_queue_size = setup.queue;
+  options.instance_count = setup.instances;
+  options.clock = std::move(clock);
+  options.on_batch = setup.on_batch;
+  absl::StatusOr<std::unique_ptr<DynamicBatcher>> batcher =
+      DynamicBatcher::Create(std::move(options));
+  EXPECT_TRUE(batcher.ok()) << batcher.status();
+  return std::move(*batcher);
+}
+
+// Expects request `index` to have succeeded with RowModel's output of `input`.
+void ExpectRows(Outcomes& outcomes, int index, const InferenceRequest& input, int64_t cols) {
+  absl::StatusOr<InferenceResult> result = outcomes.Get(index);
+  ASSERT_TRUE(result.ok()) << "request " << index << ": " << result.status();
+  ASSERT_EQ(result->outputs.size(), input.output_names.size());
+  for (const onyx::Tensor& out : result->outputs) {
+    EXPECT_THAT(out.dims(), ElementsAre(input.batch_size, cols)) << "request " << index;
+    EXPECT_THAT(FloatValues(out), ElementsAreArray(Expected(InputValues(input), cols)))
+        << "request " << index;
+  }
+}
+
+TEST(DynamicBatcherTest, RejectsBadOptions) {
+  DynamicBatcher::Options options;
+  EXPECT_FALSE(DynamicBatcher::Create(options).ok());  // no model
+  options.model = std::make_shared<FakeModel>(std::vector<int64_t>{1, 4}, nullptr);
+  options.instance_count = 0;
+  EXPECT_FALSE(DynamicBatcher::Create(options).ok());
+  options.instance_count = 1;
+  options.max_batch_size = 5;  // larger than the largest bucket
+  EXPECT_FALSE(DynamicBatcher::Create(options).ok());
+  options.max_batch_size = 4;
+  options.max_queue_delay = absl::Microseconds(-1);
+  EXPECT_FALSE(DynamicBatcher::Create(options).ok());
+}
+
+TEST(DynamicBatcherTest, MergesCompatibleRequestsIntoOneRun) {
+  RowModel row_model({8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {8};
+  setup.delay = absl::Microseconds(500);
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  std::vector<std::unique_ptr<InferenceRequest>> inputs;
+  inputs.push_back(Rows(1, 2, 10));
+  inputs.push_back(Rows(2, 2, 20));
+  inputs.push_back(Rows(3, 2, 30));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        batcher->Enqueue(std::make_unique<InferenceRequest>(*inputs[i]), outcomes.Callback(i))
+            .ok());
+  }
+  // 6 rows is neither a bucket nor max: the batch waits for the delay.
+  clock->Advance(absl::Microseconds(500));
+  ASSERT_TRUE(outcomes.AwaitCount(3));
+  batcher->Stop();
+
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 1u);  // one engine run for all three
+  const onyx::Tensor& fed = calls[0].feeds.at(0).second.tensor();
+  EXPECT_THAT(fed.dims(), ElementsAre(8, 2));
+  EXPECT_THAT(FloatValues(fed), ElementsAre(10, 11,                  // request 0
+                                            20, 21, 22, 23,          // request 1
+                                            30, 31, 32, 33, 34, 35,  // request 2
+                                            0, 0, 0, 0));            // padding
+  for (int i = 0; i < 3; ++i) ExpectRows(outcomes, i, *inputs[i], 2);
+}
+
+TEST(DynamicBatcherTest, SendsAtOnceWhenTheBatchFillsABucket) {
+  RowModel row_model({4, 8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {4, 8};
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);  // delay: 1 h, never advanced
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 1), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(batcher->Enqueue(Rows(3, 1, 2), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(outcomes.AwaitCount(2));
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].bucket_index, 0u);  // exactly bucket 4, no padding
+  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()), ElementsAre(1, 2, 3, 4));
+}
+
+TEST(DynamicBatcherTest, DelayExpirySendsAPartialBatch) {
+  RowModel row_model({2, 4});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {2, 4};
+  setup.delay = absl::Microseconds(500);
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  const absl::Time start = clock->Now();
+  auto input = Rows(1, 3, 7);
+  ASSERT_TRUE(
+      batcher->Enqueue(std::make_unique<InferenceRequest>(*input), outcomes.Callback(0)).ok());
+  // The worker waits for the head's delay to run out.
+  ASSERT_TRUE(clock->AwaitWaiter(start + absl::Microseconds(500)));
+  clock->Advance(absl::Microseconds(499));
+  ASSERT_TRUE(clock->AwaitWaiter(start + absl::Microseconds(500)));
+  EXPECT_EQ(outcomes.size(), 0u);
+  EXPECT_TRUE(row_model.model()->calls().empty());
+  clock->Advance(absl::Microseconds(1));
+  ASSERT_TRUE(outcomes.AwaitCount(1));
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].bucket_index, 0u);  // one row padded to bucket 2
+  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()), ElementsAre(7, 8, 9, 0, 0, 0));
+  ExpectRows(outcomes, 0, *input, 3);
+}
+
+TEST(DynamicBatcherTest, IncompatibleRequestsAreNeverMerged) {
+  RowModel row_model({8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {8};
+  setup.delay = absl::Microseconds(100);
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  std::vector<std::unique_ptr<InferenceRequest>> inputs;
+  inputs.push_back(Rows(1, 2, 1));               // A
+  inputs.push_back(Rows(1, 3, 100));             // B: other trailing dims
+  inputs.push_back(Rows(1, 2, 200, {"z"}));      // C: other outputs
+  inputs.push_back(Rows(2, 2, 300));             // D: compatible with A
+  inputs.push_back(Rows(1, 2, 400, {"y", "z"}));  // E: other outputs again
+  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    ASSERT_TRUE(
+        batcher->Enqueue(std::make_unique<InferenceRequest>(*inputs[i]), outcomes.Callback(i))
+            .ok());
+  }
+  clock->Advance(absl::Microseconds(100));
+  ASSERT_TRUE(outcomes.AwaitCount(inputs.size()));
+  batcher->Stop();
+
+  // Runs in order of their heads: {A, D}, {B}, {C}, {E}.
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()),
+              ElementsAre(1, 2, 300, 301, 302, 303, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+  EXPECT_THAT(calls[1].feeds.at(0).second.tensor().dims(), ElementsAre(8, 3));
+  EXPECT_EQ(FloatValues(calls[2].feeds.at(0).second.tensor())[0], 200);
+  EXPECT_EQ(FloatValues(calls[3].feeds.at(0).second.tensor())[0], 400);
+  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    ExpectRows(outcomes, i, *inputs[i], i == 1 ? 3 : 2);
+  }
+}
+
+TEST(DynamicBatcherTest, PaddingAndSlicingAreExactForMixedBatchSizes) {
+  RowModel row_model({1, 2, 4, 8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  auto batcher = MakeBatcher(row_model.model(), clock);  // buckets 1,2,4,8; delay 1 h
+  // The blocker fills bucket 8 and holds the only worker while the rest queue.
+  auto blocker = Rows(8, 2, 0);
+  blocker->inputs[0].second.mutable_tensor().mutable_data<float>()[0] = kBlock;
+  ASSERT_TRUE(batcher->Enqueue(std::move(blocker), outcomes.Callback(-1)).ok());
+  ASSERT_TRUE(row_model.AwaitRunning(1));
+  const std::vector<int64_t> sizes = {3, 1, 2, 2, 5, 1, 4};
+  std::vector<std::unique_ptr<InferenceRequest>> inputs;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    inputs.push_back(Rows(sizes[i], 2, 100.0f * static_cast<float>(i + 1)));
+    ASSERT_TRUE(batcher
+                    ->Enqueue(std::make_unique<InferenceRequest>(*inputs[i]),
+                              outcomes.Callback(static_cast<int>(i)))
+                    .ok());
+  }
+  EXPECT_EQ(batcher->QueueDepth(), 7);
+  row_model.Open();
+  // 3+1+2+2 = 8 goes at once; 5+1 = 6 (4 does not fit) waits for the delay;
+  // then 4 alone is a bucket.
+  ASSERT_TRUE(outcomes.AwaitCount(5));  // blocker + the first four
+  clock->Advance(absl::Hours(1));
+  ASSERT_TRUE(outcomes.AwaitCount(8));
+  batcher->Stop();
+
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 4u);
+  std::vector<int64_t> fed_rows;
+  for (const auto& call : calls) fed_rows.push_back(call.feeds.at(0).second.tensor().dims()[0]);
+  EXPECT_THAT(fed_rows, ElementsAre(8, 8, 8, 4));
+  // Rows 6 and 7 of the third run are padding.
+  const std::vector<float> third = FloatValues(calls[2].feeds.at(0).second.tensor());
+  EXPECT_THAT(std::vector<float>(third.begin() + 12, third.end()), ElementsAre(0, 0, 0, 0));
+  for (size_t i = 0; i < sizes.size(); ++i) ExpectRows(outcomes, static_cast<int>(i), *inputs[i], 2);
+}
+
+TEST(DynamicBatcherTest, FullQueueIsResourceExhausted) {
+  RowModel row_model({1});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {1};
+  setup.queue = 2;
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, kBlock), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(row_model.AwaitRunning(1));  // the worker holds request 0
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 1), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 2), outcomes.Callback(2)).ok());
+  EXPECT_EQ(batcher->QueueDepth(), 2);
+  EXPECT_EQ(batcher->InFlight(), 3);
+
+  absl::Status full = batcher->Enqueue(Rows(1, 1, 3), outcomes.Callback(3));
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(full.message(), HasSubstr("'fake'"));
+  EXPECT_THAT(full.message(), HasSubstr("max_queue_size 2"));
+
+  row_model.Open();
+  batcher->Stop();
+  EXPECT_EQ(outcomes.size(), 3u);  // the refused one never ran nor completed
+  EXPECT_EQ(row_model.model()->calls().size(), 3u);
+}
+
+TEST(DynamicBatcherTest, ExpiredRequestsGetDeadlineExceededWithoutRunning) {
+  RowModel row_model({8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {8};
+  setup.delay = absl::Microseconds(1000);
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  const absl::Time start = clock->Now();
+  auto by_timeout = Rows(1, 1, 1);
+  by_timeout->timeout = absl::Microseconds(100);
+  auto by_deadline = Rows(1, 1, 2);
+  by_deadline->deadline = start + absl::Microseconds(300);
+  auto keeper = Rows(1, 1, 3);
+  keeper->deadline = start + absl::Seconds(10);
+  ASSERT_TRUE(batcher->Enqueue(std::move(by_timeout), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(batcher->Enqueue(std::move(by_deadline), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(batcher->Enqueue(std::move(keeper), outcomes.Callback(2)).ok());
+
+  // The waiting worker wakes at the earliest deadline, before the delay.
+  ASSERT_TRUE(clock->AwaitWaiter(start + absl::Microseconds(100)));
+  clock->Advance(absl::Microseconds(100));
+  ASSERT_TRUE(outcomes.AwaitCount(1));
+  EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kDeadlineExceeded);
+  ASSERT_TRUE(clock->AwaitWaiter(start + absl::Microseconds(300)));
+  clock->Advance(absl::Microseconds(200));
+  ASSERT_TRUE(outcomes.AwaitCount(2));
+  EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_TRUE(row_model.model()->calls().empty());
+
+  clock->Advance(absl::Microseconds(700));  // the delay runs out: the keeper runs alone
+  ASSERT_TRUE(outcomes.AwaitCount(3));
+  EXPECT_TRUE(outcomes.Get(2).ok());
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(FloatValues(calls[0].feeds.at(0).second.tensor())[0], 3);
+  EXPECT_EQ(FloatValues(calls[0].feeds.at(0).second.tensor())[1], 0);
+}
+
+TEST(DynamicBatcherTest, CancelledRequestsNeverRun) {
+  RowModel row_model({1, 2, 4});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {1, 2, 4};
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  ASSERT_TRUE(batcher->Enqueue(Rows(4, 1, kBlock), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(row_model.AwaitRunning(1));
+  auto cancelled_flag = std::make_shared<std::atomic<bool>>(false);
+  auto cancelled = Rows(1, 1, 50);
+  cancelled->is_cancelled = [cancelled_flag] { return cancelled_flag->load(); };
+  ASSERT_TRUE(batcher->Enqueue(std::move(cancelled), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 60), outcomes.Callback(2)).ok());
+  cancelled_flag->store(true);  // the client goes away while queued
+  row_model.Open();
+  ASSERT_TRUE(outcomes.AwaitCount(3));
+  batcher->Stop();
+
+  EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kCancelled);
+  ASSERT_TRUE(outcomes.Get(2).ok());
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 2u);  // the blocker and request 2 only
+  EXPECT_THAT(FloatValues(calls[1].feeds.at(0).second.tensor()), ElementsAre(60));
+}
+
+TEST(DynamicBatcherTest, InstanceCountWorkersRunConcurrentlyAndNoMore) {
+  RowModel row_model({1});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {1};
+  setup.instances = 2;
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, kBlock), outcomes.Callback(i)).ok());
+  }
+  ASSERT_TRUE(row_model.AwaitRunning(2));
+  EXPECT_EQ(batcher->QueueDepth(), 1);  // two workers busy, the third request waits
+  row_model.Open();
+  batcher->Stop();
+  EXPECT_EQ(row_model.max_running(), 2);
+  EXPECT_EQ(outcomes.size(), 3u);
+}
+
+TEST(DynamicBatcherTest, EngineErrorFailsEveryRequestOfTheBatch) {
+  RowModel row_model({4});
+  row_model.set_fail();
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {4};
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  ASSERT_TRUE(batcher->Enqueue(Rows(2, 1, 1), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(batcher->Enqueue(Rows(2, 1, 5), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(outcomes.AwaitCount(2));
+  EXPECT_EQ(row_model.model()->calls().size(), 1u);
+  EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kInternal);
+}
+
+TEST(DynamicBatcherTest, StopDrainsWithoutWaitingForTheDelayThenRefuses) {
+  RowModel row_model({8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  std::vector<std::pair<int64_t, int64_t>> observed;
+  BatcherSetup setup;
+  setup.buckets = {8};
+  setup.on_batch = [&observed](int64_t requests, int64_t rows) {
+    observed.emplace_back(requests, rows);  // one worker: no race
+  };
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);  // delay 1 h
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 1), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(batcher->Enqueue(Rows(2, 1, 2), outcomes.Callback(1)).ok());
+  batcher->Stop();  // the clock never moved
+  EXPECT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(batcher->InFlight(), 0);
+  EXPECT_EQ(batcher->Enqueue(Rows(1, 1, 3), outcomes.Callback(2)).code(),
+            absl::StatusCode::kUnavailable);
+  batcher->Stop();  // idempotent
+  // Either one run of both, or (if the worker took request 0 alone at stop) two.
+  int64_t requests = 0, rows = 0;
+  for (auto [n, r] : observed) {
+    requests += n;
+    rows += r;
+  }
+  EXPECT_EQ(requests, 2);
+  EXPECT_EQ(rows, 3);
+}
+
+TEST(DynamicBatcherTest, ModelWithoutBucketsRunsRequestsAlone) {
+  auto model = std::make_shared<FakeModel>(
+      std::vector<int64_t>{},
+      [](size_t, const onyx::Feeds& feeds,
+         const std::vector<std::string>&) -> absl::StatusOr<std::vector<onyx::Value>> {
+        return std::vector<onyx::Value>{feeds.at(0).second};
+      });
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  auto batcher = MakeBatcher(model, clock);
+  for (int i = 0; i < 3; ++i) {
+    auto request = std::make_unique<InferenceRequest>();
+    request->inputs.emplace_back("x", onyx::Value(FloatTensor({2}, {1.0f * i, 2})));
+    request->output_names = {"y"};
+    ASSERT_TRUE(batcher->Enqueue(std::move(request), outcomes.Callback(i)).ok());
+  }
+  ASSERT_TRUE(outcomes.AwaitCount(3));  // no delay applies
+  EXPECT_EQ(model->calls().size(), 3u);
+  EXPECT_THAT(FloatValues(outcomes.Get(2)->outputs.at(0)), ElementsAre(2, 2));
+}
+
+}  // namespace
+}  // namespace onyx::server
