@@ -323,6 +323,35 @@ def wait_ready(mods, address, proc):
     return "not ready after %.0f s (last: %s)" % (READY_TIMEOUT_S, last)
 
 
+def run_cases(cases, client, proc, stderr_path):
+    """Runs (name, fn) cases in order, printing PASS/FAIL lines; stops early,
+    failing the rest, if onyxd dies. Returns (passed, failed)."""
+    passed = failed = 0
+    for i, (name, fn) in enumerate(cases):
+        try:
+            fn()
+            print("PASS %s" % name)
+            passed += 1
+        except CaseFailure as e:
+            print("FAIL %s: %s" % (name, e))
+            failed += 1
+        except client.grpc.RpcError as e:
+            print("FAIL %s: rpc %s: %s" % (name, e.code(), e.details()))
+            failed += 1
+        except Exception as e:  # noqa: BLE001 - a broken case must not hide the others
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
+            failed += 1
+        sys.stdout.flush()
+        if proc.poll() is not None:
+            print("onyxd exited early with status %s" % proc.returncode)
+            print("--- onyxd stderr (tail) ---\n" + tail(stderr_path))
+            for rest, _ in cases[i + 1:]:
+                print("FAIL %s: onyxd not running" % rest)
+                failed += 1
+            break
+    return passed, failed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onyxd", required=True)
@@ -371,28 +400,7 @@ def main():
             print("FAIL setup: %s: %s" % (type(e).__name__, e))
             print("0 passed, 1 failed")
             return 1
-        for i, (name, fn) in enumerate(cases):
-            try:
-                fn()
-                print("PASS %s" % name)
-                passed += 1
-            except CaseFailure as e:
-                print("FAIL %s: %s" % (name, e))
-                failed += 1
-            except client.grpc.RpcError as e:
-                print("FAIL %s: rpc %s: %s" % (name, e.code(), e.details()))
-                failed += 1
-            except Exception as e:  # noqa: BLE001 - a broken case must not hide the others
-                print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
-                failed += 1
-            sys.stdout.flush()
-            if proc.poll() is not None:
-                print("onyxd exited early with status %s" % proc.returncode)
-                print("--- onyxd stderr (tail) ---\n" + tail(stderr_path))
-                for rest, _ in cases[i + 1:]:
-                    print("FAIL %s: onyxd not running" % rest)
-                    failed += 1
-                break
+        passed, failed = run_cases(cases, client, proc, stderr_path)
         client.channel.close()
     finally:
         if proc is not None:

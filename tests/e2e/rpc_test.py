@@ -403,28 +403,9 @@ def main():
 
         client = base.Client(mods, address)
         cases = build_cases(client, repo_copy)
-        for i, (name, fn) in enumerate(cases):
-            try:
-                fn()
-                print("PASS %s" % name)
-                passed += 1
-            except CaseFailure as e:
-                print("FAIL %s: %s" % (name, e))
-                failed += 1
-            except client.grpc.RpcError as e:
-                print("FAIL %s: rpc %s: %s" % (name, e.code(), e.details()))
-                failed += 1
-            except Exception as e:  # noqa: BLE001 - a broken case must not hide the others
-                print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
-                failed += 1
-            sys.stdout.flush()
-            if proc.poll() is not None:
-                print("onyxd exited early with status %s" % proc.returncode)
-                print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
-                for rest, _ in cases[i + 1:]:
-                    print("FAIL %s: onyxd not running" % rest)
-                    failed += 1
-                break
+        p, f = base.run_cases(cases, client, proc, stderr_path)
+        passed += p
+        failed += f
         client.channel.close()
     finally:
         if proc is not None:
