@@ -99,6 +99,15 @@ absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, 
   return &values_[slot].mutable_tensor();
 }
 
+void ExecutionFrame::ReleaseAll() {
+  std::vector<bool> keep(values_.size(), false);
+  for (int s : plan_.output_slots) keep[s] = true;
+  for (size_t s = 0; s < values_.size(); ++s) {
+    if (!keep[s]) values_[s] = Value();
+  }
+  block_.reset();
+}
+
 std::shared_ptr<const LearnedPattern> ExecutionFrame::Learn() const {
   // Where each slot dies: the node that releases it; never = escapes the run.
   constexpr int kNever = 1 << 30;

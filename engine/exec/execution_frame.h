@@ -55,6 +55,8 @@ class ExecutionFrame {
   absl::StatusOr<Tensor*> AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims,
                                          BFCArena* device_arena = nullptr);
   void Release(int slot) { values_[slot] = Value(); }
+  // Drops every value except graph outputs, and the run's pattern block.
+  void ReleaseAll();
   void set_current_node(int position) { current_node_ = position; }
   // Records this run's node events when set (nullptr: not profiled).
   void set_profiler(Profiler* profiler) { profiler_ = profiler; }

@@ -333,6 +333,10 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
   } else {
     RETURN_IF_ERROR(ExecutePlan(frame));
   }
+  if (options.shrink_arena_at_end) {
+    frame.ReleaseAll();
+    CpuArena().Shrink();
+  }
   if (memory.learn) {
     std::shared_ptr<const LearnedPattern> learned = frame.Learn();
     s.last_planned = static_cast<int64_t>(learned->pattern.total_bytes);

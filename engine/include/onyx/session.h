@@ -86,6 +86,9 @@ struct RunOptions {
   std::string run_tag;
   // kTrace logs every node with its time; kDebug the run's start and end.
   LogLevel log_level = LogLevel::kDefault;
+  // After this run, return the arenas' fully free regions to the system
+  // (for a burst of large requests; steady traffic keeps them warm).
+  bool shrink_arena_at_end = false;
   // When set and true, Run() stops between nodes and returns CANCELLED.
   const std::atomic<bool>* terminate = nullptr;
 };
