@@ -84,7 +84,8 @@ absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, 
     data = *chunk;
     owner = std::shared_ptr<void>(data, [arena](void* p) { arena->Free(p); });
   }
-  if (bytes > 0) std::memset(data, 0, bytes);
+  const bool in_place = owner == block_ && block_ != nullptr && memory_.pattern->inplace_slots.count(slot);
+  if (bytes > 0 && !in_place) std::memset(data, 0, bytes);
   values_[slot] = Value(Tensor::FromBuffer(type, dims, data, std::move(owner)));
   if (memory_.learn) {
     const char* begin = static_cast<const char*>(data);
@@ -120,15 +121,52 @@ std::shared_ptr<const LearnedPattern> ExecutionFrame::Learn() const {
   for (const auto& [view, root] : aliases_) {
     if (last.count(root)) last[root] = std::max(last[root], dies[view]);
   }
+  // In place: an output of a kernel that allows it takes over its input's
+  // buffer when the input dies at that node (no view outlives it) and the sizes
+  // match. Groups chain (x -> Relu -> Sigmoid): each joins its root's buffer.
+  std::map<int, int> root_of;
+  auto root = [&](int slot) {
+    while (root_of.count(slot)) slot = root_of[slot];
+    return slot;
+  };
+  for (int pos = 0; pos < static_cast<int>(plan_.nodes.size()); ++pos) {
+    const NodeRuntime& node = plan_.nodes[pos];
+    for (const auto& [i, o] : node.may_inplace) {
+      if (i >= static_cast<int>(node.inputs.size()) || o >= static_cast<int>(node.outputs.size())) continue;
+      const int in = node.inputs[i], out = node.outputs[o];
+      if (in < 0 || out < 0 || in == out || !recorded_.count(in) || !recorded_.count(out)) continue;
+      if (recorded_.at(in).bytes != recorded_.at(out).bytes || last[in] != pos || last[out] == kNever) continue;
+      if (root_of.count(out)) continue;
+      bool input_used_twice = false;
+      for (size_t k = 0; k < node.inputs.size(); ++k) input_used_twice |= (k != static_cast<size_t>(i) && node.inputs[k] == in);
+      if (input_used_twice) continue;
+      root_of[out] = in;
+    }
+  }
+  std::map<int, int> group_last;
+  for (const auto& [slot, rec] : recorded_) {
+    if (last[slot] == kNever) continue;
+    int r = root(slot);
+    group_last[r] = std::max(group_last.count(r) ? group_last[r] : last[slot], last[slot]);
+  }
   std::vector<BufferRequest> requests;
+  size_t without_reuse = 0;
   for (const auto& [slot, rec] : recorded_) {
     if (last[slot] == kNever) continue;  // a graph output or viewed by one
-    requests.push_back(BufferRequest{slot, rec.bytes, rec.first, last[slot]});
+    without_reuse += (std::max<size_t>(rec.bytes, 1) + 63) / 64 * 64;
+    if (root(slot) != slot) continue;
+    requests.push_back(BufferRequest{slot, rec.bytes, rec.first, group_last[slot]});
   }
   auto learned = std::make_shared<LearnedPattern>();
   learned->pattern = PlanMemoryPattern(requests);
-
-  learned->bytes_without_reuse = TotalWithoutReuse(requests);
+  learned->bytes_without_reuse = without_reuse;
+  for (const auto& [member, parent] : root_of) {
+    int r = root(member);
+    if (!learned->pattern.offset_of.count(r)) continue;
+    learned->pattern.offset_of[member] = learned->pattern.offset_of[r];
+    learned->pattern.bytes_of[member] = learned->pattern.bytes_of[r];
+    learned->inplace_slots.insert(member);
+  }
   return learned;
 }
 

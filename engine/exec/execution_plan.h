@@ -42,6 +42,8 @@ struct NodeRuntime {
   std::vector<int> release_after;  // slots whose last reader is this node
   // Enclosing-scope values read by this node's subgraphs (kept alive until it runs).
   std::vector<int> implicit_inputs;
+  // (input, output) pairs the kernel may compute in place (from its KernelDef).
+  std::vector<std::pair<int, int>> may_inplace;
   std::unique_ptr<NodeStats> stats = std::make_unique<NodeStats>();
   // Compiled bodies of If/Loop/Scan, by attribute name.
   std::map<std::string, std::unique_ptr<ExecutionPlan>> subplans;

@@ -5,6 +5,7 @@
 
 #include <list>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ struct LearnedPattern {
   MemoryPattern pattern;  // ids are value slots
   // Sum of the planned buffers without reuse, and the number of them.
   size_t bytes_without_reuse = 0;
+  // Outputs computed in place over a dying input (same offset): not zero-filled.
+  std::set<int> inplace_slots;
 };
 
 class PatternCache {

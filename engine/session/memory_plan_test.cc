@@ -106,6 +106,35 @@ TEST(MemoryPlanTest, ShrinkAtRunEndReturnsFreeRegions) {
   }
 }
 
+TEST(MemoryPlanTest, ElementwiseChainRunsInPlace) {
+  // a = x @ w; b = Relu(a); c = Sigmoid(b); y = c @ w2. a dies at Relu and b at
+  // Sigmoid, both kernels allow in-place: a, b and c share one buffer.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {4, 64}).Output("y", DataType::kFloat, {4, 8});
+  m.Initializer("w", RandomFloatTensor({64, 256}, 1));
+  m.Initializer("w2", RandomFloatTensor({256, 8}, 2));
+  m.Node("MatMul", {"x", "w"}, {"a"});
+  m.Node("Relu", {"a"}, {"b"});
+  m.Node("Sigmoid", {"b"}, {"c"});
+  m.Node("MatMul", {"c", "w2"}, {"y"});
+  SessionOptions options;
+  options.optimization_level = OptimizationLevel::kDisabled;
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  Feeds feeds = {{"x", Value(RandomFloatTensor({4, 64}, 3))}};
+  auto first = (*session)->Run(RunOptions(), feeds, {});
+  ASSERT_TRUE(first.ok());
+  const int64_t one_buffer = 4 * 256 * 4;
+  MemoryPlanInfo info = (*session)->memory_plan_info();
+  EXPECT_EQ(info.planned_bytes, one_buffer);
+  EXPECT_EQ(info.without_reuse_bytes, 3 * one_buffer);
+  for (int run = 0; run < 5; ++run) {  // in-place runs compute the same values
+    auto out = (*session)->Run(RunOptions(), feeds, {});
+    ASSERT_TRUE(out.ok());
+    for (int k = 0; k < 32; ++k) ASSERT_EQ((*out)[0].tensor().data<float>()[k], (*first)[0].tensor().data<float>()[k]);
+  }
+}
+
 TEST(MemoryPlanTest, DisabledPatternsStillRun) {
   SessionOptions options;
   options.enable_mem_pattern = false;

@@ -77,6 +77,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
     rt.kernel = *std::move(kernel);
     rt.provider = node->provider;
     rt.arena = provider->arena();
+    rt.may_inplace = entry->def.may_inplace;
     for (const auto& in : node->inputs) rt.inputs.push_back(slot(in));
     for (const auto& out : node->outputs) rt.outputs.push_back(slot(out));
     plan->nodes.push_back(std::move(rt));
