@@ -387,6 +387,21 @@ std::vector<KernelStats> InferenceSession::kernel_stats() const {
   return stats;
 }
 
+std::vector<KernelStats> InferenceSession::op_type_stats() const {
+  std::map<std::pair<std::string, std::string>, KernelStats> by_type;
+  for (const KernelStats& k : kernel_stats()) {
+    KernelStats& sum = by_type[{k.op_type, k.provider}];
+    sum.op_type = k.op_type;
+    sum.provider = k.provider;
+    sum.count += k.count;
+    sum.total_ns += k.total_ns;
+    sum.max_ns = std::max(sum.max_ns, k.max_ns);
+  }
+  std::vector<KernelStats> out;
+  for (auto& [key, k] : by_type) out.push_back(std::move(k));
+  return out;
+}
+
 void InferenceSession::StartProfiling(int64_t runs) { impl_->profiler->EnableRuns(runs); }
 
 absl::StatusOr<std::string> InferenceSession::EndProfiling() { return impl_->profiler->Write(); }

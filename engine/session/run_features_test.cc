@@ -71,6 +71,13 @@ TEST(RunFeaturesTest, KernelStatsCountEveryRun) {
     EXPECT_EQ(k.provider, "cpu");
   }
   EXPECT_EQ(stats[0].node, "MatMul 'fc1'");
+  auto by_type = (*session)->op_type_stats();
+  ASSERT_EQ(by_type.size(), 2u);
+  EXPECT_EQ(by_type[0].op_type, "MatMul");
+  EXPECT_EQ(by_type[0].count, 10);  // two MatMul nodes, five runs
+  EXPECT_EQ(by_type[0].total_ns, stats[0].total_ns + stats[2].total_ns);
+  EXPECT_EQ(by_type[1].op_type, "Relu");
+  EXPECT_EQ(by_type[1].count, 5);
 }
 
 TEST(RunFeaturesTest, BoundOutputsAreWrittenInPlace) {

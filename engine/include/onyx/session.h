@@ -159,6 +159,9 @@ class InferenceSession {
 
   // Per-node latency of the main graph, in execution order.
   std::vector<KernelStats> kernel_stats() const;
+  // The same, summed per (op type, provider); `node` is empty, max_ns the
+  // largest single-node time. Ordered by op type.
+  std::vector<KernelStats> op_type_stats() const;
   // Profiles the next `runs` runs (on top of enable_profiling).
   void StartProfiling(int64_t runs);
   // Writes the events recorded so far as a Chrome trace and returns its path.
