@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "onyx/session.h"
 #include "onyx/status_macros.h"
 #include "server/config/yaml_util.h"
 
@@ -16,8 +17,42 @@ constexpr int64_t kMaxInstances = 64;
 absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string_view source) {
   ASSIGN_OR_RETURN(const YAML::Node root, yaml_util::ParseDocument(text, source));
   RETURN_IF_ERROR(yaml_util::CheckKeys(
-      root, {"max_batch_size", "buckets", "dynamic_batching", "instance_count"}, source, ""));
+      root,
+      {"max_batch_size", "buckets", "dynamic_batching", "instance_count", "providers", "optimization_level",
+       "max_cpu_fallback_nodes", "intra_op_threads"},
+      source, ""));
   ModelConfigFile file;
+  if (root["providers"]) {
+    const YAML::Node list = root["providers"];
+    if (!list.IsSequence() || list.size() == 0) {
+      return yaml_util::BadValue(source, "providers", "a non-empty list of provider names",
+                                 yaml_util::Describe(list));
+    }
+    std::vector<std::string> providers;
+    for (size_t i = 0; i < list.size(); ++i) {
+      ASSIGN_OR_RETURN(std::string name, yaml_util::GetString(list[i], source, "providers"));
+      providers.push_back(std::move(name));
+    }
+    file.providers = std::move(providers);
+  }
+  if (root["optimization_level"]) {
+    ASSIGN_OR_RETURN(std::string level,
+                     yaml_util::GetString(root["optimization_level"], source, "optimization_level"));
+    if (!onyx::ParseOptimizationLevel(level).ok()) {
+      return yaml_util::BadValue(source, "optimization_level", "one of disabled, basic, extended, all",
+                                 absl::StrCat("'", level, "'"));
+    }
+    file.optimization_level = level;
+  }
+  if (root["max_cpu_fallback_nodes"]) {
+    ASSIGN_OR_RETURN(file.max_cpu_fallback_nodes,
+                     yaml_util::GetInt(root["max_cpu_fallback_nodes"], source, "max_cpu_fallback_nodes", -1,
+                                       1 << 30));
+  }
+  if (root["intra_op_threads"]) {
+    ASSIGN_OR_RETURN(file.intra_op_threads,
+                     yaml_util::GetInt(root["intra_op_threads"], source, "intra_op_threads", 0, 1024));
+  }
   if (root["max_batch_size"]) {
     ASSIGN_OR_RETURN(file.max_batch_size, yaml_util::GetInt(root["max_batch_size"], source,
                                                             "max_batch_size", 0, kMaxBatch));
@@ -110,6 +145,10 @@ absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
     config.dynamic_batching.max_queue_delay_us = *file.max_queue_delay_us;
   if (file.max_queue_size) config.dynamic_batching.max_queue_size = *file.max_queue_size;
   if (file.instance_count) config.instance_count = *file.instance_count;
+  if (file.providers) config.providers = *file.providers;
+  if (file.optimization_level) config.optimization_level = *file.optimization_level;
+  if (file.max_cpu_fallback_nodes) config.max_cpu_fallback_nodes = *file.max_cpu_fallback_nodes;
+  if (file.intra_op_threads) config.intra_op_threads = *file.intra_op_threads;
   return config;
 }
 

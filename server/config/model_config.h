@@ -46,6 +46,11 @@ struct ModelConfig {
   DynamicBatchingConfig dynamic_batching;
   // Worker threads (concurrent runs) for this model.
   int64_t instance_count = 1;
+  // Engine session settings of every bucket session.
+  std::vector<std::string> providers = {"cpu"};
+  std::string optimization_level = "all";
+  int64_t max_cpu_fallback_nodes = -1;  // -1: no gate
+  int64_t intra_op_threads = 0;         // 0: the process's CPU quota
 };
 
 // The keys a config.yaml set; std::nullopt where it said nothing.
@@ -55,6 +60,10 @@ struct ModelConfigFile {
   std::optional<int64_t> max_queue_delay_us;
   std::optional<int64_t> max_queue_size;
   std::optional<int64_t> instance_count;
+  std::optional<std::vector<std::string>> providers;
+  std::optional<std::string> optimization_level;
+  std::optional<int64_t> max_cpu_fallback_nodes;
+  std::optional<int64_t> intra_op_threads;
 };
 
 // Parses YAML text; `source` names the file in messages.

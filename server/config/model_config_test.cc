@@ -43,6 +43,32 @@ TEST(ModelConfigTest, ParsesTheDocumentedExample) {
   EXPECT_EQ(file->instance_count, 1);
 }
 
+TEST(ModelConfigTest, ParsesEngineSettings) {
+  absl::StatusOr<ModelConfigFile> file = ParseModelConfig(
+      "providers: [test, cpu]\n"
+      "optimization_level: basic\n"
+      "max_cpu_fallback_nodes: 0\n"
+      "intra_op_threads: 2\n",
+      kSource);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_THAT(*file->providers, ElementsAre("test", "cpu"));
+  EXPECT_EQ(file->optimization_level, "basic");
+  EXPECT_EQ(file->max_cpu_fallback_nodes, 0);
+  EXPECT_EQ(file->intra_op_threads, 2);
+  absl::StatusOr<ModelConfig> config = ResolveModelConfig(*file, "", kSource);
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->max_cpu_fallback_nodes, 0);
+  EXPECT_THAT(config->providers, ElementsAre("test", "cpu"));
+}
+
+TEST(ModelConfigTest, BadEngineSettingsNameKeyAndExpectation) {
+  EXPECT_THAT(ErrorOf("optimization_level: turbo\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("optimization_level"), HasSubstr("disabled, basic, extended, all"),
+                    HasSubstr("turbo")));
+  EXPECT_THAT(ErrorOf("providers: []\n"), AllOf(HasSubstr("providers"), HasSubstr("non-empty list")));
+  EXPECT_THAT(ErrorOf("max_cpu_fallback_nodes: -5\n"), HasSubstr("max_cpu_fallback_nodes"));
+}
+
 TEST(ModelConfigTest, EmptyDocumentSetsNothing) {
   for (const char* text : {"", "# only a comment\n"}) {
     absl::StatusOr<ModelConfigFile> file = ParseModelConfig(text, kSource);

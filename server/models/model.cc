@@ -112,6 +112,11 @@ absl::Status Model::Init(const Options& options) {
   session_options.buckets = config_.buckets;
   session_options.inputs = graph_inputs;
   session_options.session_options = options.session_options;
+  onyx::SessionOptions& engine = session_options.session_options;
+  engine.providers = config_.providers;
+  engine.optimization_level = *onyx::ParseOptimizationLevel(config_.optimization_level);
+  engine.max_cpu_fallback_nodes = config_.max_cpu_fallback_nodes;
+  engine.intra_op_threads = static_cast<int>(config_.intra_op_threads);
   ASSIGN_OR_RETURN(std::shared_ptr<const BucketSessions> sessions,
                    BucketSessions::Create(session_options));
 
