@@ -21,7 +21,6 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -94,17 +93,8 @@ def main():
             print("0 passed, 1 failed")
             return 1
 
-        grpc_port, metrics_port = base.free_ports(2)
-        address = "127.0.0.1:%d" % grpc_port
-        metrics_address = "127.0.0.1:%d" % metrics_port
-        cmd = [args.onyxd, "--model-repository", args.repo, "--grpc-address", address,
-               "--metrics-address", metrics_address, "--log-level", "warn"]
-        with open(stderr_path, "wb") as err, open(os.path.join(tmp, "onyxd.stdout"), "wb") as out:
-            proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        reason = base.wait_ready(mods, address, proc)
-        if reason is not None:
-            print("FAIL startup: %s" % reason)
-            print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
+        proc, address, metrics_address, failure = base.launch_onyxd(args.onyxd, args.repo, mods, tmp)
+        if failure is not None:
             print("0 passed, 1 failed")
             return 1
 

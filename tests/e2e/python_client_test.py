@@ -323,6 +323,32 @@ def wait_ready(mods, address, proc):
     return "not ready after %.0f s (last: %s)" % (READY_TIMEOUT_S, last)
 
 
+def launch_onyxd(onyxd, repo, mods, tmp):
+    """Starts onyxd on free loopback ports and waits until it is ready.
+
+    Returns (proc, grpc_address, metrics_address, failure): failure is None when
+    ready, else a reason (the FAIL line and the stderr tail are printed here).
+    proc may be set even on failure and must be stopped by the caller."""
+    grpc_port, metrics_port = free_ports(2)
+    address = "127.0.0.1:%d" % grpc_port
+    metrics_address = "127.0.0.1:%d" % metrics_port
+    stderr_path = os.path.join(tmp, "onyxd.stderr")
+    cmd = [onyxd, "--model-repository", repo, "--grpc-address", address,
+           "--metrics-address", metrics_address, "--log-level", "warn"]
+    try:
+        with open(stderr_path, "wb") as err, open(os.path.join(tmp, "onyxd.stdout"), "wb") as out:
+            proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+    except OSError as e:
+        reason = "cannot run %s: %s" % (onyxd, e)
+        print("FAIL startup: %s" % reason)
+        return None, address, metrics_address, reason
+    reason = wait_ready(mods, address, proc)
+    if reason is not None:
+        print("FAIL startup: %s" % reason)
+        print("--- onyxd stderr (tail) ---\n" + tail(stderr_path))
+    return proc, address, metrics_address, reason
+
+
 def run_cases(cases, client, proc, stderr_path):
     """Runs (name, fn) cases in order, printing PASS/FAIL lines; stops early,
     failing the rest, if onyxd dies. Returns (passed, failed)."""
@@ -373,23 +399,8 @@ def main():
             print("0 passed, 1 failed")
             return 1
 
-        grpc_port, metrics_port = free_ports(2)
-        address = "127.0.0.1:%d" % grpc_port
-        cmd = [args.onyxd, "--model-repository", args.repo, "--grpc-address", address,
-               "--metrics-address", "127.0.0.1:%d" % metrics_port, "--log-level", "warn"]
-        try:
-            with open(stderr_path, "wb") as err, \
-                    open(os.path.join(tmp, "onyxd.stdout"), "wb") as out:
-                proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        except OSError as e:
-            print("FAIL startup: cannot run %s: %s" % (args.onyxd, e))
-            print("0 passed, 1 failed")
-            return 1
-
-        reason = wait_ready(mods, address, proc)
-        if reason is not None:
-            print("FAIL startup: %s" % reason)
-            print("--- onyxd stderr (tail) ---\n" + tail(stderr_path))
+        proc, address, _, failure = launch_onyxd(args.onyxd, args.repo, mods, tmp)
+        if failure is not None:
             print("0 passed, 1 failed")
             return 1
 

@@ -15,7 +15,6 @@ non-zero on any failure.
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -388,16 +387,8 @@ def main():
             print("0 passed, 1 failed")
             return 1
 
-        grpc_port, metrics_port = base.free_ports(2)
-        address = "127.0.0.1:%d" % grpc_port
-        cmd = [args.onyxd, "--model-repository", repo_copy, "--grpc-address", address,
-               "--metrics-address", "127.0.0.1:%d" % metrics_port, "--log-level", "warn"]
-        with open(stderr_path, "wb") as err, open(os.path.join(tmp, "onyxd.stdout"), "wb") as out:
-            proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        reason = base.wait_ready(mods, address, proc)
-        if reason is not None:
-            print("FAIL startup: %s" % reason)
-            print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
+        proc, address, _, failure = base.launch_onyxd(args.onyxd, repo_copy, mods, tmp)
+        if failure is not None:
             print("0 passed, 1 failed")
             return 1
 
