@@ -1,5 +1,9 @@
 #include "graph/model_loader.h"
 
+#include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <exception>
 #include <fstream>
 
@@ -50,6 +54,32 @@ absl::Status ApplyOverrides(onnx::ModelProto& model, const LoadOptions& options)
       }
       d->set_dim_value(dims[i]);
     }
+  }
+  return absl::OkStatus();
+}
+
+// ONNX's shape inference dereferences malformed graphs unchecked (e.g. a
+// ConvTranspose weight of the wrong rank) and can crash the process. It runs
+// first in a forked child: a crash there becomes an error for this model only.
+absl::Status ShapeInferenceSurvives(const onnx::ModelProto& model, const LoadOptions& options) {
+  pid_t pid = fork();
+  if (pid < 0) return absl::OkStatus();  // cannot isolate: run in-process as before
+  if (pid == 0) {
+    try {
+      onnx::ModelProto copy = model;
+      onnx::ShapeInferenceOptions inference(false, 0, true);
+      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), inference);
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ModelLabel(options), ": ONNX shape inference crashed on this model (signal ", WTERMSIG(status),
+        "): the graph is malformed (check node input ranks and attributes)"));
   }
   return absl::OkStatus();
 }
@@ -120,6 +150,7 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
     return absl::InvalidArgumentError(
         absl::StrCat(ModelLabel(options), " failed the ONNX checker: ", e.what()));
   }
+  RETURN_IF_ERROR(ShapeInferenceSurvives(model, options));
   try {
     onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
                                           /*enable_data_propagation=*/true);

@@ -30,7 +30,8 @@ struct LoadOptions {
 
 // Errors (INVALID_ARGUMENT unless said otherwise) name the model and what is wrong:
 // unparsable bytes, checker failures, an unsupported opset (UNIMPLEMENTED),
-// overrides naming unknown inputs or contradicting fixed dims.
+// overrides naming unknown inputs or contradicting fixed dims, and graphs on
+// which ONNX's shape inference would crash (it is tried in a child process first).
 absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions& options);
 // Parses options.model_path straight from the file (no in-memory copy of it).
 absl::StatusOr<LoadedModel> LoadModelFile(const LoadOptions& options);

@@ -164,6 +164,21 @@ TEST(InferenceSessionTest, LoadsExternalDataWeightsBesideTheModel) {
   EXPECT_FALSE(bad.ok());
 }
 
+TEST(InferenceSessionTest, ModelThatCrashesShapeInferenceIsRefusedNotFatal) {
+  // A ConvTranspose weight of rank 1 makes ONNX 1.12's shape inference crash.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 1, 3, 3}).Output("y", DataType::kFloat, {1, 1, 3, 3});
+  m.Initializer("w", FloatTensor({3}, {1, 1, 1}));
+  m.Node("ConvTranspose", {"x", "w"}, {"y"}, "deconv");
+  auto session = Make(m);
+  ASSERT_FALSE(session.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(session.status())) << session.status();
+  EXPECT_NE(session.status().message().find("shape inference crashed"), absl::string_view::npos)
+      << session.status();
+  EXPECT_NE(session.status().message().find("model 'test'"), absl::string_view::npos);
+  EXPECT_TRUE(Make(SmallMlp()).ok()) << "the process is fine and loads the next model";
+}
+
 TEST(InferenceSessionTest, CancelledRunReturnsCancelledAndSessionStaysUsable) {
   auto session = Make(SmallMlp());
   ASSERT_TRUE(session.ok());
