@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include "server/models/model_repository.h"
 
 #include <filesystem>
@@ -23,7 +25,11 @@ void WriteFile(const fs::path& path, const std::string& text) {
 class ModelRepositoryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / "model_repository_test";
+    // ctest runs each test in its own process, possibly at the same time: one
+    // directory per test and process.
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::path(::testing::TempDir()) /
+            ("model_repository_test_" + std::string(info->name()) + "_" + std::to_string(getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "no_versions" / "latest");
     WriteFile(root_ / "junk" / "2" / "model.onnx", "not a model");

@@ -56,6 +56,7 @@ absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const Options& options)
         absl::StrCat("metrics listener on ", options.address, ": ", e.what()));
   }
   metrics->exposer_->RegisterCollectable(metrics->registry_);
+  metrics->exposer_->RegisterCollectable(metrics->arena_);
   return metrics;
 }
 
@@ -73,7 +74,9 @@ void Metrics::RecordBatch(absl::string_view model, int64_t requests, int64_t row
 }
 
 std::string Metrics::Serialize() const {
-  return prometheus::TextSerializer().Serialize(registry_->Collect());
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (auto& family : arena_->Collect()) families.push_back(std::move(family));
+  return prometheus::TextSerializer().Serialize(families);
 }
 
 std::vector<int> Metrics::ListeningPorts() const {

@@ -27,6 +27,7 @@
 #include "prometheus/family.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "server/observability/arena_collector.h"
 
 namespace onyx::server {
 
@@ -66,6 +67,7 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>* batch_requests_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_rows_ = nullptr;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  std::shared_ptr<ArenaCollector> arena_ = std::make_shared<ArenaCollector>();
 };
 
 }  // namespace onyx::server

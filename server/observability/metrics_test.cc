@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "onyx/memory.h"
 
 namespace onyx::server {
 namespace {
@@ -39,6 +40,23 @@ TEST(MetricsTest, ObservesRequestsAndRowsPerBatch) {
   EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",le=\"4\"} 2"));
   EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"mlp\"} 11"));
   EXPECT_THAT(text, HasSubstr("onyx_batch_rows_bucket{model=\"mlp\",le=\"4\"} 1"));
+}
+
+TEST(MetricsTest, ExportsTheEngineArenaAccounting) {
+  auto metrics = Metrics::Create({});
+  ASSERT_TRUE(metrics.ok());
+  // Whatever the arena holds now, the exposition carries the same numbers.
+  std::vector<onyx::ArenaStats> stats = onyx::GetArenaStats();
+  ASSERT_FALSE(stats.empty());
+  const std::string text = (*metrics)->Serialize();
+  EXPECT_NE(text.find("onyx_arena_reserved_bytes{device=\"cpu\"} " + std::to_string(stats[0].reserved_bytes)),
+            std::string::npos)
+      << text;
+  for (const char* name : {"onyx_arena_in_use_bytes", "onyx_arena_peak_in_use_bytes",
+                           "onyx_arena_largest_free_block_bytes", "onyx_arena_allocations_total",
+                           "onyx_arena_extends_total"}) {
+    EXPECT_NE(text.find(std::string("# TYPE ") + name), std::string::npos) << name;
+  }
 }
 
 TEST(MetricsTest, ListenerThatCannotBindIsUnavailable) {

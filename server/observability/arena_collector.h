@@ -1,0 +1,25 @@
+// Prometheus series for the engine's device arenas, read at scrape time from
+// onyx::GetArenaStats() (the numbers DumpMemoryLog prints). One set per
+// device; every model's sessions share that device's arena. Thread-safe.
+//
+//   onyx_arena_in_use_bytes{device}            gauge
+//   onyx_arena_reserved_bytes{device}          gauge
+//   onyx_arena_peak_in_use_bytes{device}       gauge
+//   onyx_arena_largest_free_block_bytes{device} gauge
+//   onyx_arena_allocations_total{device}       counter
+//   onyx_arena_extends_total{device}           counter
+#pragma once
+
+#include <vector>
+
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
+
+namespace onyx::server {
+
+class ArenaCollector final : public prometheus::Collectable {
+ public:
+  std::vector<prometheus::MetricFamily> Collect() const override;
+};
+
+}  // namespace onyx::server
