@@ -17,7 +17,6 @@ Prints "PASS name" / "FAIL name: reason" per case and "N passed, M failed";
 exits non-zero on any failure. onyxd is always stopped.
 """
 
-import argparse
 import os
 import re
 import shutil
@@ -73,23 +72,15 @@ def merged_runs(metrics_address):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--onyxd", required=True)
-    ap.add_argument("--proto-dir", required=True)
-    ap.add_argument("--repo", required=True)
-    args = ap.parse_args()
+    args = base.parse_args(__doc__)
 
     tmp = tempfile.mkdtemp(prefix="onyx_batching_")
     passed = failed = 0
     proc = None
     stderr_path = os.path.join(tmp, "onyxd.stderr")
     try:
-        try:
-            stub_dir = os.path.join(tmp, "stubs")
-            os.makedirs(stub_dir)
-            mods = base.generate_stubs(args.proto_dir, stub_dir)
-        except Exception as e:  # noqa: BLE001 - reported as a case
-            print("FAIL generate_stubs: %s" % e)
+        mods = base.stubs_in(args.proto_dir, tmp)
+        if mods is None:
             print("0 passed, 1 failed")
             return 1
 

@@ -323,6 +323,27 @@ def wait_ready(mods, address, proc):
     return "not ready after %.0f s (last: %s)" % (READY_TIMEOUT_S, last)
 
 
+def parse_args(doc):
+    """The flags every e2e suite takes: --onyxd, --proto-dir, --repo."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--onyxd", required=True)
+    ap.add_argument("--proto-dir", required=True)
+    ap.add_argument("--repo", required=True)
+    return ap.parse_args()
+
+
+def stubs_in(proto_dir, tmp):
+    """Python stubs generated from proto_dir into tmp/stubs; None (after
+    printing the FAIL line) when generation fails."""
+    try:
+        stub_dir = os.path.join(tmp, "stubs")
+        os.makedirs(stub_dir)
+        return generate_stubs(proto_dir, stub_dir)
+    except Exception as e:  # noqa: BLE001 - reported as a case
+        print("FAIL generate_stubs: %s" % e)
+        return None
+
+
 def launch_onyxd(onyxd, repo, mods, tmp):
     """Starts onyxd on free loopback ports and waits until it is ready.
 
@@ -379,23 +400,15 @@ def run_cases(cases, client, proc, stderr_path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--onyxd", required=True)
-    ap.add_argument("--proto-dir", required=True)
-    ap.add_argument("--repo", required=True)
-    args = ap.parse_args()
+    args = parse_args(__doc__)
 
     tmp = tempfile.mkdtemp(prefix="onyx_e2e_")
     passed = failed = 0
     proc = None
     stderr_path = os.path.join(tmp, "onyxd.stderr")
     try:
-        try:
-            stub_dir = os.path.join(tmp, "stubs")
-            os.makedirs(stub_dir)
-            mods = generate_stubs(args.proto_dir, stub_dir)
-        except Exception as e:  # noqa: BLE001 - reported as a case
-            print("FAIL generate_stubs: %s" % e)
+        mods = stubs_in(args.proto_dir, tmp)
+        if mods is None:
             print("0 passed, 1 failed")
             return 1
 

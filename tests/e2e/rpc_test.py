@@ -12,7 +12,6 @@ name" or "FAIL name: reason" per case and a final "N passed, M failed"; exits
 non-zero on any failure.
 """
 
-import argparse
 import os
 import shutil
 import sys
@@ -365,27 +364,19 @@ repo_copy = None
 
 def main():
     global repo_copy
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--onyxd", required=True)
-    ap.add_argument("--proto-dir", required=True)
-    ap.add_argument("--repo", required=True)
-    args = ap.parse_args()
+    args = base.parse_args(__doc__)
 
     tmp = tempfile.mkdtemp(prefix="onyx_rpc_")
     passed = failed = 0
     proc = None
     stderr_path = os.path.join(tmp, "onyxd.stderr")
     try:
-        try:
-            stub_dir = os.path.join(tmp, "stubs")
-            os.makedirs(stub_dir)
-            mods = base.generate_stubs(args.proto_dir, stub_dir)
-            repo_copy = os.path.join(tmp, "repo")
-            shutil.copytree(args.repo, repo_copy)
-        except Exception as e:  # noqa: BLE001 - reported as a case
-            print("FAIL setup: %s" % e)
+        mods = base.stubs_in(args.proto_dir, tmp)
+        if mods is None:
             print("0 passed, 1 failed")
             return 1
+        repo_copy = os.path.join(tmp, "repo")
+        shutil.copytree(args.repo, repo_copy)
 
         proc, address, _, failure = base.launch_onyxd(args.onyxd, repo_copy, mods, tmp)
         if failure is not None:

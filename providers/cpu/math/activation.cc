@@ -206,29 +206,23 @@ class PRelu final : public OpKernel {
   }
 };
 
-template <typename Op>
-void Add(KernelRegistry& r, const char* name, int since, const std::vector<DataType>& types) {
-  r.Register(KernelDefBuilder(name).Since(since).Types("T", types).MayInplace(0, 0).Build(),
-             MakeFactory<UnaryKernel<Op>>());
-}
-
 }  // namespace
 
 void RegisterActivationKernels(KernelRegistry& r) {
-  Add<Relu>(r, "Relu", 1, kSignedTypes);
-  Add<LeakyRelu>(r, "LeakyRelu", 1, kFloatTypes);
-  Add<Elu>(r, "Elu", 1, kFloatTypes);
-  Add<Selu>(r, "Selu", 1, kFloatTypes);
-  Add<Celu>(r, "Celu", 12, kFloatTypes);
-  Add<Sigmoid>(r, "Sigmoid", 1, kFloatTypes);
-  Add<HardSigmoid>(r, "HardSigmoid", 1, kFloatTypes);
-  Add<HardSwish>(r, "HardSwish", 14, kFloatTypes);
-  Add<Softplus>(r, "Softplus", 1, kFloatTypes);
-  Add<Softsign>(r, "Softsign", 1, kFloatTypes);
-  Add<Tanh>(r, "Tanh", 1, kFloatTypes);
-  Add<ThresholdedRelu>(r, "ThresholdedRelu", 10, kFloatTypes);
-  Add<Mish>(r, "Mish", 18, kFloatTypes);
-  Add<Shrink>(r, "Shrink", 9, kNumericTypes);
+  RegisterUnary<Relu>(r, "Relu", 1, kSignedTypes);
+  RegisterUnary<LeakyRelu>(r, "LeakyRelu", 1, kFloatTypes);
+  RegisterUnary<Elu>(r, "Elu", 1, kFloatTypes);
+  RegisterUnary<Selu>(r, "Selu", 1, kFloatTypes);
+  RegisterUnary<Celu>(r, "Celu", 12, kFloatTypes);
+  RegisterUnary<Sigmoid>(r, "Sigmoid", 1, kFloatTypes);
+  RegisterUnary<HardSigmoid>(r, "HardSigmoid", 1, kFloatTypes);
+  RegisterUnary<HardSwish>(r, "HardSwish", 14, kFloatTypes);
+  RegisterUnary<Softplus>(r, "Softplus", 1, kFloatTypes);
+  RegisterUnary<Softsign>(r, "Softsign", 1, kFloatTypes);
+  RegisterUnary<Tanh>(r, "Tanh", 1, kFloatTypes);
+  RegisterUnary<ThresholdedRelu>(r, "ThresholdedRelu", 10, kFloatTypes);
+  RegisterUnary<Mish>(r, "Mish", 18, kFloatTypes);
+  RegisterUnary<Shrink>(r, "Shrink", 9, kNumericTypes);
   r.Register(KernelDefBuilder("Clip").Since(1).Types("T", kNumericTypes).MayInplace(0, 0).Build(),
              MakeFactory<Clip>());
   r.Register(KernelDefBuilder("PRelu").Since(1).Types("T", kNumericTypes).Build(), MakeFactory<PRelu>());

@@ -149,37 +149,31 @@ struct Not {
   bool operator()(bool x) const { return !x; }
 };
 
-template <typename Op>
-void Add(KernelRegistry& r, const char* name, int since, const std::vector<DataType>& types) {
-  r.Register(KernelDefBuilder(name).Since(since).Types("T", types).MayInplace(0, 0).Build(),
-             MakeFactory<UnaryKernel<Op>>());
-}
-
 }  // namespace
 
 void RegisterUnaryKernels(KernelRegistry& r) {
-  Add<Abs>(r, "Abs", 1, kNumericTypes);
-  Add<Neg>(r, "Neg", 1, kSignedTypes);
-  Add<Floor>(r, "Floor", 1, kFloatTypes);
-  Add<Ceil>(r, "Ceil", 1, kFloatTypes);
-  Add<Round>(r, "Round", 11, kFloatTypes);
-  Add<Sqrt>(r, "Sqrt", 1, kFloatTypes);
-  Add<Reciprocal>(r, "Reciprocal", 1, kFloatTypes);
-  Add<Exp>(r, "Exp", 1, kFloatTypes);
-  Add<Log>(r, "Log", 1, kFloatTypes);
-  Add<Sin>(r, "Sin", 7, kFloatTypes);
-  Add<Cos>(r, "Cos", 7, kFloatTypes);
-  Add<Tan>(r, "Tan", 7, kFloatTypes);
-  Add<Asin>(r, "Asin", 7, kFloatTypes);
-  Add<Acos>(r, "Acos", 7, kFloatTypes);
-  Add<Atan>(r, "Atan", 7, kFloatTypes);
-  Add<Sinh>(r, "Sinh", 9, kFloatTypes);
-  Add<Cosh>(r, "Cosh", 9, kFloatTypes);
-  Add<Asinh>(r, "Asinh", 9, kFloatTypes);
-  Add<Acosh>(r, "Acosh", 9, kFloatTypes);
-  Add<Atanh>(r, "Atanh", 9, kFloatTypes);
-  Add<Sign>(r, "Sign", 9, kNumericTypes);
-  Add<Erf>(r, "Erf", 9, kNumericTypes);
+  RegisterUnary<Abs>(r, "Abs", 1, kNumericTypes);
+  RegisterUnary<Neg>(r, "Neg", 1, kSignedTypes);
+  RegisterUnary<Floor>(r, "Floor", 1, kFloatTypes);
+  RegisterUnary<Ceil>(r, "Ceil", 1, kFloatTypes);
+  RegisterUnary<Round>(r, "Round", 11, kFloatTypes);
+  RegisterUnary<Sqrt>(r, "Sqrt", 1, kFloatTypes);
+  RegisterUnary<Reciprocal>(r, "Reciprocal", 1, kFloatTypes);
+  RegisterUnary<Exp>(r, "Exp", 1, kFloatTypes);
+  RegisterUnary<Log>(r, "Log", 1, kFloatTypes);
+  RegisterUnary<Sin>(r, "Sin", 7, kFloatTypes);
+  RegisterUnary<Cos>(r, "Cos", 7, kFloatTypes);
+  RegisterUnary<Tan>(r, "Tan", 7, kFloatTypes);
+  RegisterUnary<Asin>(r, "Asin", 7, kFloatTypes);
+  RegisterUnary<Acos>(r, "Acos", 7, kFloatTypes);
+  RegisterUnary<Atan>(r, "Atan", 7, kFloatTypes);
+  RegisterUnary<Sinh>(r, "Sinh", 9, kFloatTypes);
+  RegisterUnary<Cosh>(r, "Cosh", 9, kFloatTypes);
+  RegisterUnary<Asinh>(r, "Asinh", 9, kFloatTypes);
+  RegisterUnary<Acosh>(r, "Acosh", 9, kFloatTypes);
+  RegisterUnary<Atanh>(r, "Atanh", 9, kFloatTypes);
+  RegisterUnary<Sign>(r, "Sign", 9, kNumericTypes);
+  RegisterUnary<Erf>(r, "Erf", 9, kNumericTypes);
   r.Register(KernelDefBuilder("IsNaN").Since(9).Types("T1", kFloatTypes).Build(),
              MakeFactory<Predicate<IsNaN>>());
   r.Register(KernelDefBuilder("IsInf").Since(10).Types("T1", kFloatTypes).Build(),

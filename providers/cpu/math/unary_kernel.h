@@ -13,6 +13,7 @@
 #pragma once
 
 #include "common/parallel_for.h"
+#include "framework/kernel_registry.h"
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
@@ -53,5 +54,13 @@ class UnaryKernel final : public OpKernel {
  private:
   Op op_;
 };
+
+// Registers UnaryKernel<Op> for `name` from opset `since`; element-wise, so
+// it may run in place over an input that dies.
+template <typename Op>
+void RegisterUnary(KernelRegistry& r, const char* name, int since, const std::vector<DataType>& types) {
+  r.Register(KernelDefBuilder(name).Since(since).Types("T", types).MayInplace(0, 0).Build(),
+             MakeFactory<UnaryKernel<Op>>());
+}
 
 }  // namespace onyx
