@@ -83,13 +83,10 @@ class Mod final : public OpKernel {
   explicit Mod(const OpKernelInfo& info) : fmod_(info.AttrOr<int64_t>("fmod", 0) != 0) {}
 
   absl::Status Compute(OpKernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Tensor* a, RequireInput(ctx, 0, "A"));
-    ASSIGN_OR_RETURN(const Tensor* b, RequireInput(ctx, 1, "B"));
-    if (a->type() != b->type()) {
-      return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(a->type()), " vs ",
-                                    DataTypeName(b->type())));
-    }
-    ASSIGN_OR_RETURN(Dims dims, OutputShape(ctx, *a, *b));
+    ASSIGN_OR_RETURN(BinaryOperands operands, SameTypeOperands(ctx, "A", "B"));
+    const Tensor* a = operands.a;
+    const Tensor* b = operands.b;
+    const Dims& dims = operands.dims;
     ASSIGN_OR_RETURN(Tensor* c, ctx.Output(0, dims, a->type()));
     Tensor af = UpcastToFloat(*a), bf = UpcastToFloat(*b);
     Tensor cf = IsHalfLike(a->type()) ? Tensor::Allocate(DataType::kFloat, dims) : *c;
@@ -135,13 +132,10 @@ class BitShift final : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Tensor* x, RequireInput(ctx, 0, "X"));
-    ASSIGN_OR_RETURN(const Tensor* y, RequireInput(ctx, 1, "Y"));
-    if (x->type() != y->type()) {
-      return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(x->type()), " vs ",
-                                    DataTypeName(y->type())));
-    }
-    ASSIGN_OR_RETURN(Dims dims, OutputShape(ctx, *x, *y));
+    ASSIGN_OR_RETURN(BinaryOperands operands, SameTypeOperands(ctx, "X", "Y"));
+    const Tensor* x = operands.a;
+    const Tensor* y = operands.b;
+    const Dims& dims = operands.dims;
     ASSIGN_OR_RETURN(Tensor* z, ctx.Output(0, dims, x->type()));
     const bool left = left_;
     absl::Status s = DispatchTypes<uint8_t, uint16_t, uint32_t, uint64_t>(x->type(), [&](auto tag) {

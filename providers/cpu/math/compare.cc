@@ -28,15 +28,10 @@ class Compare final : public OpKernel {
   explicit Compare(const OpKernelInfo&) {}
 
   absl::Status Compute(OpKernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Tensor* a, RequireInput(ctx, 0, "A"));
-    ASSIGN_OR_RETURN(const Tensor* b, RequireInput(ctx, 1, "B"));
-    if (a->type() != b->type()) {
-      return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(a->type()), " vs ",
-                                    DataTypeName(b->type())));
-    }
-    auto shape = BroadcastShape(a->dims(), b->dims());
-    if (!shape.ok()) return ctx.Error(shape.status().message());
-    ASSIGN_OR_RETURN(Tensor* c, ctx.Output(0, *shape, DataType::kBool));
+    ASSIGN_OR_RETURN(BinaryOperands operands, SameTypeOperands(ctx, "A", "B"));
+    const Tensor* a = operands.a;
+    const Tensor* b = operands.b;
+    ASSIGN_OR_RETURN(Tensor* c, ctx.Output(0, operands.dims, DataType::kBool));
     Tensor af = UpcastToFloat(*a), bf = UpcastToFloat(*b);
     absl::Status s;
     if constexpr (op == Cmp::kAnd || op == Cmp::kOr || op == Cmp::kXor) {

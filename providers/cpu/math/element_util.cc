@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/parallel_for.h"
+#include "onyx/status_macros.h"
+#include "providers/cpu/math/broadcast.h"
 
 namespace onyx {
 
@@ -11,6 +13,21 @@ absl::StatusOr<const Tensor*> RequireInput(const OpKernelContext& ctx, int i, ab
     return ctx.Error(absl::StrCat("required input ", i, " ('", name, "') is missing or is not a tensor"));
   }
   return t;
+}
+
+absl::StatusOr<BinaryOperands> SameTypeOperands(const OpKernelContext& ctx, absl::string_view a_name,
+                                                absl::string_view b_name) {
+  BinaryOperands ops;
+  ASSIGN_OR_RETURN(ops.a, RequireInput(ctx, 0, a_name));
+  ASSIGN_OR_RETURN(ops.b, RequireInput(ctx, 1, b_name));
+  if (ops.a->type() != ops.b->type()) {
+    return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(ops.a->type()), " vs ",
+                                  DataTypeName(ops.b->type())));
+  }
+  auto shape = BroadcastShape(ops.a->dims(), ops.b->dims());
+  if (!shape.ok()) return ctx.Error(shape.status().message());
+  ops.dims = *std::move(shape);
+  return ops;
 }
 
 Tensor UpcastToFloat(const Tensor& t) {

@@ -25,6 +25,16 @@ namespace onyx {
 // is not a tensor.
 absl::StatusOr<const Tensor*> RequireInput(const OpKernelContext& ctx, int i, absl::string_view name);
 
+// Inputs 0 and 1 of a binary element-wise op: both present, of one element
+// type, and their numpy-broadcast shape. Errors name the inputs and shapes.
+struct BinaryOperands {
+  const Tensor* a = nullptr;
+  const Tensor* b = nullptr;
+  Dims dims;
+};
+absl::StatusOr<BinaryOperands> SameTypeOperands(const OpKernelContext& ctx, absl::string_view a_name,
+                                                absl::string_view b_name);
+
 inline bool IsHalfLike(DataType t) { return t == DataType::kFloat16 || t == DataType::kBFloat16; }
 
 // A float copy of a float16/bfloat16 tensor; any other tensor is returned as is

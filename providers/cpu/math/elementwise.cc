@@ -36,15 +36,10 @@ class BinaryArith final : public OpKernel {
  public:
   explicit BinaryArith(const OpKernelInfo&) {}
   absl::Status Compute(OpKernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(const Tensor* a, RequireInput(ctx, 0, "A"));
-    ASSIGN_OR_RETURN(const Tensor* b, RequireInput(ctx, 1, "B"));
-    if (a->type() != b->type()) {
-      return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(a->type()), " vs ",
-                                    DataTypeName(b->type())));
-    }
-    auto shape = BroadcastShape(a->dims(), b->dims());
-    if (!shape.ok()) return ctx.Error(shape.status().message());
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, *shape, a->type()));
+    ASSIGN_OR_RETURN(BinaryOperands operands, SameTypeOperands(ctx, "A", "B"));
+    const Tensor* a = operands.a;
+    const Tensor* b = operands.b;
+    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, operands.dims, a->type()));
     return DispatchTypes<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                          uint64_t, Half, BFloat16>(a->type(), [&](auto tag) {
       using T = decltype(tag);
