@@ -80,4 +80,8 @@ absl::StatusOr<std::vector<onyx::Value>> BucketSessions::Run(
   return sessions_[bucket_index]->Run(onyx::RunOptions(), feeds, output_names);
 }
 
+std::string BucketSessions::bucket_label(size_t index) const {
+  return buckets_.empty() ? std::string("none") : absl::StrCat(buckets_[index]);
+}
+
 }  // namespace onyx::server

@@ -49,6 +49,13 @@ class BucketSessions final : public BucketedModel {
       size_t bucket_index, const onyx::Feeds& feeds,
       const std::vector<std::string>& output_names) const override;
 
+  // The sessions, in bucket order (one when the model has no buckets).
+  size_t size() const { return sessions_.size(); }
+  const onyx::InferenceSession& session(size_t index) const { return *sessions_[index]; }
+  // How metrics and logs name session `index`: its batch size ("8"), or
+  // "none" for the single session of a model without buckets.
+  std::string bucket_label(size_t index) const;
+
  private:
   BucketSessions(std::vector<int64_t> buckets,
                  std::vector<std::unique_ptr<onyx::InferenceSession>> sessions);

@@ -60,6 +60,7 @@ absl::StatusOr<TensorSpec> ToSpec(const onyx::ValueInfo& info, bool batched, boo
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const Options& options) {
+  const absl::Time start = absl::Now();
   std::unique_ptr<Model> model(new Model());
   absl::Status status = model->Init(options);
   if (!status.ok()) {
@@ -70,6 +71,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const Options& options) {
     return absl::Status(status.code(), absl::StrCat("model '", options.name, "' version ",
                                                     options.version, ": ", message));
   }
+  model->load_duration_ = absl::Now() - start;
   return model;
 }
 
@@ -117,12 +119,11 @@ absl::Status Model::Init(const Options& options) {
   engine.optimization_level = *onyx::ParseOptimizationLevel(config_.optimization_level);
   engine.max_cpu_fallback_nodes = config_.max_cpu_fallback_nodes;
   engine.intra_op_threads = static_cast<int>(config_.intra_op_threads);
-  ASSIGN_OR_RETURN(std::shared_ptr<const BucketSessions> sessions,
-                   BucketSessions::Create(session_options));
+  ASSIGN_OR_RETURN(sessions_, BucketSessions::Create(session_options));
 
   DynamicBatcher::Options scheduler_options;
   scheduler_options.model_name = options.name;
-  scheduler_options.model = std::move(sessions);
+  scheduler_options.model = sessions_;
   scheduler_options.max_batch_size = config_.max_batch_size;
   scheduler_options.max_queue_delay = absl::Microseconds(config_.dynamic_batching.max_queue_delay_us);
   scheduler_options.max_queue_size = config_.dynamic_batching.max_queue_size;

@@ -24,8 +24,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "onyx/session.h"
 #include "server/config/model_config.h"
+#include "server/models/bucket_sessions.h"
 #include "server/models/model_stats.h"
 #include "server/models/tensor_spec.h"
 #include "server/scheduling/scheduler.h"
@@ -64,6 +66,10 @@ class Model {
   bool batched() const { return config_.max_batch_size > 0; }
 
   Scheduler& scheduler() const { return *scheduler_; }
+  // The engine sessions behind the scheduler, one per bucket.
+  const BucketSessions& sessions() const { return *sessions_; }
+  // Wall time Load() took (probe, bucket sessions, warm-up, scheduler start).
+  absl::Duration load_duration() const { return load_duration_; }
   // Statistics of this version (thread-safe; counted by the RPC layer).
   ModelStats& stats() const { return *stats_; }
   // Refuses new requests and waits for accepted ones. Idempotent.
@@ -80,7 +86,9 @@ class Model {
   ModelConfig config_;
   std::vector<TensorSpec> inputs_;
   std::vector<TensorSpec> outputs_;
+  std::shared_ptr<const BucketSessions> sessions_;
   std::unique_ptr<Scheduler> scheduler_;
+  absl::Duration load_duration_;
   const std::unique_ptr<ModelStats> stats_ = std::make_unique<ModelStats>();
 };
 

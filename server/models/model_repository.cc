@@ -265,6 +265,15 @@ std::vector<ModelStatus> ModelRepository::Index() const {
   return index;
 }
 
+std::vector<std::shared_ptr<const Model>> ModelRepository::LoadedModels() const {
+  std::shared_ptr<const Table> table = Snapshot();
+  std::vector<std::shared_ptr<const Model>> models;
+  for (const auto& [name, entry] : *table) {
+    if (entry.model != nullptr) models.push_back(entry.model);
+  }
+  return models;
+}
+
 void ModelRepository::UnloadAll() {
   absl::MutexLock lifecycle(&lifecycle_mu_);
   absl::MutexLock write_lock(&write_mu_);

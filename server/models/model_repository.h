@@ -86,6 +86,10 @@ class ModelRepository {
   // Every model, sorted by name.
   std::vector<ModelStatus> Index() const;
 
+  // Every loaded model version (READY or UNLOADING), sorted by name then
+  // version: what metrics read at scrape time. The shared_ptrs keep them alive.
+  std::vector<std::shared_ptr<const Model>> LoadedModels() const;
+
   // Marks every model UNLOADING, drains and stops them, then forgets them.
   void UnloadAll();
 

@@ -90,10 +90,8 @@ class DynamicBatcher final : public Scheduler {
   // RESOURCE_EXHAUSTED names the model and max_queue_size.
   absl::Status Enqueue(std::unique_ptr<InferenceRequest> request, DoneCallback done) override;
   int64_t InFlight() const override;
+  int64_t QueueDepth() const override;
   void Stop() override;
-
-  // Requests waiting for a worker (for metrics and tests).
-  int64_t QueueDepth() const;
 
  private:
   struct Entry {

@@ -25,6 +25,9 @@ class Scheduler {
   // Requests accepted and not yet completed (queued plus running).
   virtual int64_t InFlight() const = 0;
 
+  // Requests accepted and waiting for a worker (not yet running).
+  virtual int64_t QueueDepth() const = 0;
+
   // Refuses new requests, completes every accepted one, then joins the worker
   // threads. Idempotent; blocks until drained. Must not be called from `done`.
   virtual void Stop() = 0;
