@@ -1,6 +1,10 @@
 #include "server/config/command_line.h"
 
+#include <cstdint>
+#include <utility>
+
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "onyx/status_macros.h"
@@ -19,7 +23,24 @@ constexpr FlagSpec kValueFlags[] = {
     {"--grpc-address", &CommandLine::grpc_address},
     {"--metrics-address", &CommandLine::metrics_address},
     {"--log-level", &CommandLine::log_level},
+    {"--log-format", &CommandLine::log_format},
+    {"--request-log-sample-rate", &CommandLine::request_log_sample_rate},
+    {"--max-elements-per-input", &CommandLine::max_elements_per_input},
+    {"--tls-cert-file", &CommandLine::tls_cert_file},
+    {"--tls-key-file", &CommandLine::tls_key_file},
+    {"--tls-client-ca-file", &CommandLine::tls_client_ca_file},
+    {"--shutdown-linger-seconds", &CommandLine::shutdown_linger_seconds},
+    {"--drain-timeout-seconds", &CommandLine::drain_timeout_seconds},
 };
+
+// An integer flag in [min, max].
+absl::StatusOr<int64_t> IntFlag(absl::string_view name, const std::string& text, int64_t min,
+                                int64_t max) {
+  int64_t value = 0;
+  if (absl::SimpleAtoi(text, &value) && value >= min && value <= max) return value;
+  return absl::InvalidArgumentError(absl::StrCat(name, ": expected an integer in [", min, ", ",
+                                                 max, "], received '", text, "'"));
+}
 
 absl::Status ValidateFlags(const CommandLine& flags) {
   if (flags.grpc_address) RETURN_IF_ERROR(ValidateAddress("--grpc-address", *flags.grpc_address));
@@ -34,6 +55,34 @@ absl::Status ValidateFlags(const CommandLine& flags) {
   for (const auto* path : {&flags.config_path, &flags.model_repository}) {
     if (path->has_value() && (*path)->empty()) {
       return absl::InvalidArgumentError("--config and --model-repository need a non-empty path");
+    }
+  }
+  if (flags.log_format) RETURN_IF_ERROR(ParseLogFormat("--log-format", *flags.log_format).status());
+  if (flags.request_log_sample_rate) {
+    RETURN_IF_ERROR(
+        ParseSampleRate("--request-log-sample-rate", *flags.request_log_sample_rate).status());
+  }
+  if (flags.max_elements_per_input) {
+    RETURN_IF_ERROR(IntFlag("--max-elements-per-input", *flags.max_elements_per_input, 1,
+                            kMaxElementsPerInputLimit)
+                        .status());
+  }
+  if (flags.shutdown_linger_seconds) {
+    RETURN_IF_ERROR(IntFlag("--shutdown-linger-seconds", *flags.shutdown_linger_seconds, 0,
+                            kMaxShutdownSeconds)
+                        .status());
+  }
+  if (flags.drain_timeout_seconds) {
+    RETURN_IF_ERROR(IntFlag("--drain-timeout-seconds", *flags.drain_timeout_seconds, 0,
+                            kMaxShutdownSeconds)
+                        .status());
+  }
+  // An empty TLS path is a typo, not a way to switch TLS off.
+  for (auto [name, value] : {std::pair{"--tls-cert-file", &flags.tls_cert_file},
+                             std::pair{"--tls-key-file", &flags.tls_key_file},
+                             std::pair{"--tls-client-ca-file", &flags.tls_client_ca_file}}) {
+    if (value->has_value() && (*value)->empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(name, " needs a non-empty path"));
     }
   }
   return absl::OkStatus();
@@ -102,6 +151,21 @@ std::string CommandLineUsage() {
       "  --log-level LEVEL          trace | debug | info | warn | error (default ",
       defaults.log_level,
       ")\n"
+      "  --log-format FORMAT        text | json (one JSON object per line) (default text)\n"
+      "  --request-log-sample-rate R  share of ModelInfer calls logged, 0..1 (default 0)\n"
+      "  --max-elements-per-input N  largest element count of one request input (default ",
+      defaults.max_elements_per_input,
+      ")\n"
+      "  --tls-cert-file FILE       PEM certificate chain: serve gRPC over TLS\n"
+      "  --tls-key-file FILE        PEM private key of --tls-cert-file\n"
+      "  --tls-client-ca-file FILE  PEM CA bundle: require client certificates it signed\n"
+      "  --shutdown-linger-seconds S  after SIGTERM, keep serving S seconds while not ready\n"
+      "                             (default ",
+      defaults.shutdown.linger_seconds,
+      ")\n"
+      "  --drain-timeout-seconds S  then wait up to S seconds for accepted calls (default ",
+      defaults.shutdown.drain_timeout_seconds,
+      ")\n"
       "  --help                     this text\n");
 }
 
@@ -110,6 +174,28 @@ void ApplyCommandLine(const CommandLine& flags, ServerConfig* config) {
   if (flags.grpc_address) config->grpc_address = *flags.grpc_address;
   if (flags.metrics_address) config->metrics_address = *flags.metrics_address;
   if (flags.log_level) config->log_level = *flags.log_level;
+  if (flags.log_format) config->log_format = *ParseLogFormat("", *flags.log_format);
+  if (flags.request_log_sample_rate) {
+    config->request_log_sample_rate = *ParseSampleRate("", *flags.request_log_sample_rate);
+  }
+  // Validated by ParseCommandLine: SimpleAtoi succeeds and the value is in range.
+  auto to_int = [](const std::string& text) {
+    int64_t value = 0;
+    (void)absl::SimpleAtoi(text, &value);
+    return value;
+  };
+  if (flags.max_elements_per_input) {
+    config->max_elements_per_input = to_int(*flags.max_elements_per_input);
+  }
+  if (flags.shutdown_linger_seconds) {
+    config->shutdown.linger_seconds = to_int(*flags.shutdown_linger_seconds);
+  }
+  if (flags.drain_timeout_seconds) {
+    config->shutdown.drain_timeout_seconds = to_int(*flags.drain_timeout_seconds);
+  }
+  if (flags.tls_cert_file) config->tls.cert_file = *flags.tls_cert_file;
+  if (flags.tls_key_file) config->tls.key_file = *flags.tls_key_file;
+  if (flags.tls_client_ca_file) config->tls.client_ca_file = *flags.tls_client_ca_file;
 }
 
 absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags) {
@@ -118,6 +204,9 @@ absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags) {
     ASSIGN_OR_RETURN(config, LoadServerConfigFile(*flags.config_path));
   }
   ApplyCommandLine(flags, &config);
+  RETURN_IF_ERROR(ValidateTlsConfig(
+      config.tls, flags.config_path ? absl::StrCat(*flags.config_path, " and the --tls-* flags")
+                                    : std::string("the --tls-* flags")));
   return config;
 }
 

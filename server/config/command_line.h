@@ -26,19 +26,31 @@ struct CommandLine {
   std::optional<std::string> grpc_address;      // --grpc-address
   std::optional<std::string> metrics_address;   // --metrics-address
   std::optional<std::string> log_level;         // --log-level
+  std::optional<std::string> log_format;        // --log-format
+  std::optional<std::string> request_log_sample_rate;  // --request-log-sample-rate
+  std::optional<std::string> max_elements_per_input;   // --max-elements-per-input
+  std::optional<std::string> tls_cert_file;            // --tls-cert-file
+  std::optional<std::string> tls_key_file;             // --tls-key-file
+  std::optional<std::string> tls_client_ca_file;       // --tls-client-ca-file
+  std::optional<std::string> shutdown_linger_seconds;  // --shutdown-linger-seconds
+  std::optional<std::string> drain_timeout_seconds;    // --drain-timeout-seconds
 };
 
 // Parses the arguments after argv[0]. Values are checked here (addresses, log
-// level) so that a bad flag fails before any file is read.
+// level and format, numbers and their ranges) so that a bad flag fails before
+// any file is read.
 absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const char* const> args);
 
 // The --help text.
 std::string CommandLineUsage();
 
-// Overrides the fields of `config` that `flags` sets.
+// Overrides the fields of `config` that `flags` sets. `flags` must come from
+// ParseCommandLine (its values are already validated).
 void ApplyCommandLine(const CommandLine& flags, ServerConfig* config);
 
-// Defaults, then the --config file when given, then the flags.
+// Defaults, then the --config file when given, then the flags. The merged TLS
+// settings must be complete (ValidateTlsConfig); the PEM files are read later,
+// by ReadTlsMaterial.
 absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags);
 
 }  // namespace onyx::server

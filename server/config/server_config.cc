@@ -1,5 +1,10 @@
 #include "server/config/server_config.h"
 
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "onyx/status_macros.h"
@@ -16,6 +21,69 @@ absl::StatusOr<LoadMode> ParseLoadMode(absl::string_view text) {
 
 absl::string_view LoadModeName(LoadMode mode) {
   return mode == LoadMode::kAll ? "all" : "explicit";
+}
+
+absl::StatusOr<LogFormat> ParseLogFormat(absl::string_view what, absl::string_view text) {
+  if (text == "text") return LogFormat::kText;
+  if (text == "json") return LogFormat::kJson;
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": expected 'text' or 'json', received '", text, "'"));
+}
+
+absl::StatusOr<double> ParseSampleRate(absl::string_view what, absl::string_view text) {
+  double rate = 0;
+  // SimpleAtod accepts "nan" and "inf"; the range check below refuses both.
+  if (absl::SimpleAtod(text, &rate) && rate >= 0 && rate <= 1) return rate;
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": expected a number in [0, 1], received '", text, "'"));
+}
+
+absl::Status ValidateTlsConfig(const TlsConfig& tls, absl::string_view source) {
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    const bool has_cert = !tls.cert_file.empty();
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": key 'tls.", has_cert ? "key_file" : "cert_file",
+        "': expected it next to 'tls.", has_cert ? "cert_file" : "key_file",
+        "' (a certificate and its private key go together), received nothing"));
+  }
+  if (!tls.client_ca_file.empty() && tls.cert_file.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source,
+        ": key 'tls.client_ca_file': expected 'tls.cert_file' and 'tls.key_file' as well "
+        "(client certificates are verified only over TLS), received neither"));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::StatusOr<std::string> ReadPem(absl::string_view key, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(absl::StrCat("tls.", key, ": cannot read '", path,
+                                                   "' (expected a readable PEM file)"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string pem = text.str();
+  if (!absl::StrContains(pem, "-----BEGIN ")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tls.", key, ": '", path, "' is not PEM (expected a '-----BEGIN ' block, ",
+                     "received ", pem.size(), " bytes without one)"));
+  }
+  return pem;
+}
+
+}  // namespace
+
+absl::StatusOr<TlsMaterial> ReadTlsMaterial(const TlsConfig& tls) {
+  TlsMaterial material;
+  ASSIGN_OR_RETURN(material.cert_pem, ReadPem("cert_file", tls.cert_file));
+  ASSIGN_OR_RETURN(material.key_pem, ReadPem("key_file", tls.key_file));
+  if (!tls.client_ca_file.empty()) {
+    ASSIGN_OR_RETURN(material.client_ca_pem, ReadPem("client_ca_file", tls.client_ca_file));
+  }
+  return material;
 }
 
 absl::Status ValidateLogLevel(absl::string_view level) {
@@ -48,12 +116,46 @@ absl::Status InFile(absl::string_view source, absl::Status status) {
   return absl::InvalidArgumentError(absl::StrCat(source, ": key ", status.message()));
 }
 
+absl::Status ParseTls(const YAML::Node& node, absl::string_view source, TlsConfig* tls) {
+  RETURN_IF_ERROR(yaml_util::ExpectMap(node, source, "tls"));
+  RETURN_IF_ERROR(
+      yaml_util::CheckKeys(node, {"cert_file", "key_file", "client_ca_file"}, source, "tls."));
+  for (auto [key, field] : {std::pair{"cert_file", &tls->cert_file},
+                            std::pair{"key_file", &tls->key_file},
+                            std::pair{"client_ca_file", &tls->client_ca_file}}) {
+    if (node[key]) {
+      ASSIGN_OR_RETURN(*field, yaml_util::GetString(node[key], source, absl::StrCat("tls.", key)));
+    }
+  }
+  return ValidateTlsConfig(*tls, source);
+}
+
+absl::Status ParseShutdown(const YAML::Node& node, absl::string_view source,
+                           ShutdownConfig* shutdown) {
+  RETURN_IF_ERROR(yaml_util::ExpectMap(node, source, "shutdown"));
+  RETURN_IF_ERROR(yaml_util::CheckKeys(node, {"linger_seconds", "drain_timeout_seconds"}, source,
+                                       "shutdown."));
+  if (node["linger_seconds"]) {
+    ASSIGN_OR_RETURN(shutdown->linger_seconds,
+                     yaml_util::GetInt(node["linger_seconds"], source, "shutdown.linger_seconds", 0,
+                                       kMaxShutdownSeconds));
+  }
+  if (node["drain_timeout_seconds"]) {
+    ASSIGN_OR_RETURN(shutdown->drain_timeout_seconds,
+                     yaml_util::GetInt(node["drain_timeout_seconds"], source,
+                                       "shutdown.drain_timeout_seconds", 0, kMaxShutdownSeconds));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
                                                      absl::string_view source) {
   ASSIGN_OR_RETURN(const YAML::Node root, yaml_util::ParseDocument(text, source));
   RETURN_IF_ERROR(yaml_util::CheckKeys(root,
                                        {"grpc_address", "metrics_address", "model_repository",
-                                        "log_level", "load_mode", "max_message_bytes"},
+                                        "log_level", "log_format", "request_log_sample_rate",
+                                        "load_mode", "max_message_bytes", "max_elements_per_input",
+                                        "tls", "shutdown"},
                                        source, ""));
   ServerConfig config;
   if (root["grpc_address"]) {
@@ -84,6 +186,26 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
                                  yaml_util::Describe(root["log_level"]));
     }
   }
+  if (root["log_format"]) {
+    ASSIGN_OR_RETURN(std::string format,
+                     yaml_util::GetString(root["log_format"], source, "log_format"));
+    auto parsed = ParseLogFormat("log_format", format);
+    if (!parsed.ok()) {
+      return yaml_util::BadValue(source, "log_format", "'text' or 'json'",
+                                 yaml_util::Describe(root["log_format"]));
+    }
+    config.log_format = *parsed;
+  }
+  if (root["request_log_sample_rate"]) {
+    const YAML::Node node = root["request_log_sample_rate"];
+    auto rate = node.IsScalar() ? ParseSampleRate("request_log_sample_rate", node.Scalar())
+                                : absl::InvalidArgumentError("not a scalar");
+    if (!rate.ok()) {
+      return yaml_util::BadValue(source, "request_log_sample_rate", "a number in [0, 1]",
+                                 yaml_util::Describe(node));
+    }
+    config.request_log_sample_rate = *rate;
+  }
   if (root["load_mode"]) {
     ASSIGN_OR_RETURN(std::string mode,
                      yaml_util::GetString(root["load_mode"], source, "load_mode"));
@@ -100,6 +222,13 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
                      yaml_util::GetInt(root["max_message_bytes"], source, "max_message_bytes", 4096,
                                        int64_t{2147483647}));
   }
+  if (root["max_elements_per_input"]) {
+    ASSIGN_OR_RETURN(config.max_elements_per_input,
+                     yaml_util::GetInt(root["max_elements_per_input"], source,
+                                       "max_elements_per_input", 1, kMaxElementsPerInputLimit));
+  }
+  if (root["tls"]) RETURN_IF_ERROR(ParseTls(root["tls"], source, &config.tls));
+  if (root["shutdown"]) RETURN_IF_ERROR(ParseShutdown(root["shutdown"], source, &config.shutdown));
   return config;
 }
 

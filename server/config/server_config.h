@@ -1,15 +1,21 @@
 // ServerConfig: process-wide settings of onyxd.
 //
 //   ASSIGN_OR_RETURN(ServerConfig config, LoadServerConfigFile("/etc/onyx/onyxd.yaml"));
-//   RETURN_IF_ERROR(ApplyCommandLine(command_line, &config));   // flags win
+//   ApplyCommandLine(command_line, &config);                    // flags win
+//   ASSIGN_OR_RETURN(TlsMaterial pem, ReadTlsMaterial(config.tls));  // at startup
 //
-// The YAML file has the keys of the struct below, all optional:
+// The YAML file has the keys of the structs below, all optional:
 //   grpc_address: "0.0.0.0:8001"
 //   metrics_address: "0.0.0.0:8002"
 //   model_repository: /models
 //   log_level: info            # trace | debug | info | warn | error
+//   log_format: text           # text | json
+//   request_log_sample_rate: 0 # 0..1: share of ModelInfer calls logged
 //   load_mode: all             # all | explicit
 //   max_message_bytes: 67108864
+//   max_elements_per_input: 268435456
+//   tls: {cert_file: server.pem, key_file: server.key, client_ca_file: ca.pem}
+//   shutdown: {linger_seconds: 0, drain_timeout_seconds: 30}
 // Unknown keys and bad values are INVALID_ARGUMENT naming the file, the key, what
 // was expected and what was found.
 // Plain data: thread-compatible.
@@ -28,6 +34,33 @@ namespace onyx::server {
 // through RepositoryModelLoad.
 enum class LoadMode { kAll, kExplicit };
 
+// text: spdlog's human-readable lines. json: one JSON object per line.
+enum class LogFormat { kText, kJson };
+
+// TLS on the gRPC port. cert_file and key_file come together (PEM); with
+// client_ca_file clients must present a certificate signed by that CA.
+struct TlsConfig {
+  std::string cert_file;
+  std::string key_file;
+  std::string client_ca_file;
+  bool enabled() const { return !cert_file.empty(); }
+};
+
+// The PEM contents of a TlsConfig's files.
+struct TlsMaterial {
+  std::string cert_pem;
+  std::string key_pem;
+  std::string client_ca_pem;  // empty: clients are not asked for a certificate
+};
+
+// What SIGTERM/SIGINT does: readiness drops at once, inference is still served
+// for linger_seconds (so load balancers stop routing), then new calls are
+// refused and accepted ones get up to drain_timeout_seconds to finish.
+struct ShutdownConfig {
+  int64_t linger_seconds = 0;
+  int64_t drain_timeout_seconds = 30;
+};
+
 struct ServerConfig {
   std::string grpc_address = "127.0.0.1:8001";
   // Prometheus /metrics listener; empty disables it.
@@ -35,15 +68,29 @@ struct ServerConfig {
   // Empty: serve the demo repository next to the executable.
   std::string model_repository;
   std::string log_level = "info";
+  LogFormat log_format = LogFormat::kText;
+  // Share of ModelInfer calls that log one line when they finish; 0 = none.
+  double request_log_sample_rate = 0;
   LoadMode load_mode = LoadMode::kAll;
   // gRPC receive and send limit per message. Clients keep their own limit
   // (4 MiB by default in gRPC) for responses.
   int64_t max_message_bytes = int64_t{64} << 20;
+  // Largest element count of one request input, checked before any allocation.
+  int64_t max_elements_per_input = int64_t{1} << 28;
+  TlsConfig tls;
+  ShutdownConfig shutdown;
 };
+
+// Accepted ranges, shared by the file and the flags.
+inline constexpr int64_t kMaxElementsPerInputLimit = int64_t{1} << 40;
+inline constexpr int64_t kMaxShutdownSeconds = 3600;
 
 // "all" | "explicit".
 absl::StatusOr<LoadMode> ParseLoadMode(absl::string_view text);
 absl::string_view LoadModeName(LoadMode mode);
+
+// "text" | "json"; INVALID_ARGUMENT naming `what` otherwise.
+absl::StatusOr<LogFormat> ParseLogFormat(absl::string_view what, absl::string_view text);
 
 // OK for trace | debug | info | warn | error; INVALID_ARGUMENT otherwise.
 absl::Status ValidateLogLevel(absl::string_view level);
@@ -51,6 +98,17 @@ absl::Status ValidateLogLevel(absl::string_view level);
 // OK for "host:port" / "[v6]:port" with a port in [0, 65535]; INVALID_ARGUMENT
 // naming `what` ("grpc_address") otherwise.
 absl::Status ValidateAddress(absl::string_view what, absl::string_view address);
+
+// A number in [0, 1] ("0.25", "1"); INVALID_ARGUMENT naming `what` otherwise.
+absl::StatusOr<double> ParseSampleRate(absl::string_view what, absl::string_view text);
+
+// cert_file and key_file both set or both empty; client_ca_file only with them.
+// INVALID_ARGUMENT naming `source` and the keys otherwise.
+absl::Status ValidateTlsConfig(const TlsConfig& tls, absl::string_view source);
+
+// Reads the PEM files of an enabled `tls`. INVALID_ARGUMENT naming the key and
+// the file when one cannot be read or holds no PEM block ("-----BEGIN").
+absl::StatusOr<TlsMaterial> ReadTlsMaterial(const TlsConfig& tls);
 
 // Parses YAML text; `source` names the file in error messages. Keys absent from
 // the text keep the defaults above.

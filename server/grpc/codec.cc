@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -39,8 +40,6 @@ constexpr WireType kWireTypes[] = {
     {"BF16", DataType::kBFloat16, inference::TYPE_BF16},
     {"BYTES", DataType::kString, inference::TYPE_STRING},
 };
-
-constexpr int64_t kMaxElements = int64_t{1} << 40;
 
 uint32_t LoadLittleEndian32(const char* p) {
   const auto* b = reinterpret_cast<const unsigned char*>(p);
@@ -116,10 +115,24 @@ int TotalTypedValues(const inference::InferTensorContents& c) {
          c.fp64_contents_size() + c.bytes_contents_size();
 }
 
-absl::StatusOr<onyx::Tensor> DecodeRawBytes(absl::Span<const int64_t> dims, int64_t count,
-                                            absl::string_view raw) {
-  onyx::Tensor tensor = onyx::Tensor::Allocate(DataType::kString, dims);
-  std::string* out = tensor.mutable_data<std::string>();
+// The names of the non-empty typed fields other than `except`, comma-separated.
+std::string OtherFieldsSet(const inference::InferTensorContents& c, absl::string_view except) {
+  const std::pair<absl::string_view, int> fields[] = {
+      {"bool_contents", c.bool_contents_size()},   {"int_contents", c.int_contents_size()},
+      {"int64_contents", c.int64_contents_size()}, {"uint_contents", c.uint_contents_size()},
+      {"uint64_contents", c.uint64_contents_size()}, {"fp32_contents", c.fp32_contents_size()},
+      {"fp64_contents", c.fp64_contents_size()},   {"bytes_contents", c.bytes_contents_size()},
+  };
+  std::string names;
+  for (const auto& [name, size] : fields) {
+    if (size > 0 && name != except) absl::StrAppend(&names, names.empty() ? "" : ", ", name);
+  }
+  return names;
+}
+
+// Walks the length prefixes of `count` BYTES elements without allocating, so
+// that a shape claiming more elements than the bytes can hold costs nothing.
+absl::Status CheckRawBytesLayout(int64_t count, absl::string_view raw) {
   size_t pos = 0;
   for (int64_t i = 0; i < count; ++i) {
     if (raw.size() - pos < 4) {
@@ -133,13 +146,26 @@ absl::StatusOr<onyx::Tensor> DecodeRawBytes(absl::Span<const int64_t> dims, int6
                                                      " bytes but only ", raw.size() - pos,
                                                      " remain"));
     }
-    out[i].assign(raw.data() + pos, length);
     pos += length;
   }
   if (pos != raw.size()) {
     return absl::InvalidArgumentError(absl::StrCat("BYTES raw contents hold ", raw.size() - pos,
                                                    " bytes after the last of ", count,
                                                    " elements"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<onyx::Tensor> DecodeRawBytes(absl::Span<const int64_t> dims, int64_t count,
+                                            absl::string_view raw) {
+  if (absl::Status s = CheckRawBytesLayout(count, raw); !s.ok()) return s;
+  onyx::Tensor tensor = onyx::Tensor::Allocate(DataType::kString, dims);
+  std::string* out = tensor.mutable_data<std::string>();
+  size_t pos = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const uint32_t length = LoadLittleEndian32(raw.data() + pos);
+    out[i].assign(raw.data() + pos + 4, length);
+    pos += 4 + length;
   }
   return tensor;
 }
@@ -171,15 +197,21 @@ inference::DataType DataTypeToConfig(DataType type) {
 }
 
 absl::StatusOr<int64_t> CheckedNumElements(absl::Span<const int64_t> dims) {
+  bool empty = false;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("shape ", onyx::DimsToString(dims),
+                                                     " has a negative dimension (dim ", i, " is ",
+                                                     dims[i], ")"));
+    }
+    empty = empty || dims[i] == 0;
+  }
+  if (empty) return 0;
   int64_t count = 1;
   for (int64_t d : dims) {
-    if (d < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("shape ", onyx::DimsToString(dims), " has a negative dimension"));
-    }
-    if (d != 0 && count > kMaxElements / d) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("shape ", onyx::DimsToString(dims), " has too many elements"));
+    if (count > std::numeric_limits<int64_t>::max() / d) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape ", onyx::DimsToString(dims), ": the product of its dimensions overflows int64"));
     }
     count *= d;
   }
@@ -192,10 +224,15 @@ absl::StatusOr<onyx::Tensor> DecodeRawTensor(DataType type, absl::Span<const int
   if (!count.ok()) return count.status();
   if (type == DataType::kString) return DecodeRawBytes(dims, *count, raw);
   const size_t element = onyx::ElementSize(type);
-  const size_t expected = static_cast<size_t>(*count) * element;
   if (element == 0 || DataTypeToWire(type).empty()) {
     return absl::InvalidArgumentError("unsupported datatype");
   }
+  if (static_cast<uint64_t>(*count) > std::numeric_limits<uint64_t>::max() / element) {
+    return absl::InvalidArgumentError(absl::StrCat("shape ", onyx::DimsToString(dims), " of ",
+                                                   DataTypeToWire(type),
+                                                   ": the byte size overflows 64 bits"));
+  }
+  const size_t expected = static_cast<size_t>(*count) * element;
   if (raw.size() != expected) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", expected, " bytes of raw contents for ", DataTypeToWire(type),
@@ -222,14 +259,16 @@ absl::StatusOr<onyx::Tensor> DecodeTypedTensor(DataType type, absl::Span<const i
     return absl::InvalidArgumentError(
         absl::StrCat(wire, " data can only be sent in raw_input_contents"));
   }
+  // The wrong field first: "expected 48 values, received 0" would hide it.
+  if (TotalTypedValues(contents) != field_size) {
+    return absl::InvalidArgumentError(absl::StrCat(wire, " data must be in ", field_name,
+                                                   " only; received values in ",
+                                                   OtherFieldsSet(contents, field_name)));
+  }
   if (field_size != *count) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", *count, " values in ", field_name,
                                                    " for ", wire, " ", onyx::DimsToString(dims),
                                                    ", received ", field_size));
-  }
-  if (TotalTypedValues(contents) != field_size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(wire, " data must be in ", field_name, " only; other fields are set"));
   }
   onyx::Tensor tensor = onyx::Tensor::Allocate(type, dims);
   absl::Status status;

@@ -37,12 +37,14 @@ absl::string_view DataTypeToWire(onyx::DataType type);
 // Engine type → Triton ModelConfig enum; TYPE_INVALID when there is none.
 inference::DataType DataTypeToConfig(onyx::DataType type);
 
-// Element count of `dims`: INVALID_ARGUMENT for a negative dim or a count past
-// 2^40 (far above any message limit).
+// Element count of `dims`: INVALID_ARGUMENT naming the shape for a negative
+// dim or a product that overflows int64 (0 when any dim is 0). Callers apply
+// their own limit (max_elements_per_input) before decoding.
 absl::StatusOr<int64_t> CheckedNumElements(absl::Span<const int64_t> dims);
 
 // Decodes one raw_input_contents entry. The byte size must match the type and
-// shape exactly (for BYTES: the element count and the length prefixes).
+// shape exactly (for BYTES: the element count and the length prefixes); it is
+// checked before the tensor is allocated.
 absl::StatusOr<onyx::Tensor> DecodeRawTensor(onyx::DataType type, absl::Span<const int64_t> dims,
                                              absl::string_view raw);
 

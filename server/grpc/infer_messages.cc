@@ -80,8 +80,19 @@ absl::StatusOr<absl::Duration> RequestTimeout(const inference::ModelInferRequest
       "parameter 'timeout' must be a non-negative integer number of microseconds");
 }
 
+// Negative dims and overflowing products are malformed requests; a well-formed
+// shape past the configured limit is refused as too large. Runs before the
+// model's shape check so that the message names the real problem.
+absl::Status CheckElementCount(absl::Span<const int64_t> shape, const ParseLimits& limits) {
+  ASSIGN_OR_RETURN(const int64_t count, CheckedNumElements(shape));
+  if (count <= limits.max_elements_per_input) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "shape ", ShapeString(shape), " has ", count, " elements, more than max_elements_per_input (",
+      limits.max_elements_per_input, ")"));
+}
+
 absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
-    const inference::ModelInferRequest& request, const Model& model) {
+    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits) {
   const bool raw = request.raw_input_contents_size() > 0;
   if (raw && request.raw_input_contents_size() != request.inputs_size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", request.inputs_size(),
@@ -112,6 +123,7 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
           "expected datatype ", DataTypeToWire(spec->type), ", received ", input.datatype())));
     }
     const std::vector<int64_t> shape(input.shape().begin(), input.shape().end());
+    if (absl::Status s = CheckElementCount(shape, limits); !s.ok()) return fail(s);
     if (absl::Status s = CheckShape(*spec, shape); !s.ok()) return fail(s);
     if (model.batched()) {
       if (batch >= 0 && shape[0] != batch) {
@@ -151,8 +163,8 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseInferRequest(
-    const inference::ModelInferRequest& request, const Model& model) {
-  auto parsed = ParseUnprefixed(request, model);
+    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits) {
+  auto parsed = ParseUnprefixed(request, model, limits);
   if (!parsed.ok()) {
     return absl::Status(parsed.status().code(),
                         absl::StrCat("model '", model.name(), "': ", parsed.status().message()));

@@ -1,7 +1,7 @@
 // ModelInferRequest → InferenceRequest (validated against the model) and
 // InferenceResult → ModelInferResponse.
 //
-//   ASSIGN_OR_RETURN(auto request, ParseInferRequest(wire_request, *model));
+//   ASSIGN_OR_RETURN(auto request, ParseInferRequest(wire_request, *model, limits));
 //   ... scheduler runs it ...
 //   RETURN_IF_ERROR(FillInferResponse(wire_request, "mlp", "3", output_names, result, &reply));
 //
@@ -11,10 +11,14 @@
 // exceed max_batch_size, byte sizes that do not match, missing, duplicate or
 // unknown inputs, raw and typed contents mixed, unknown or duplicate outputs, a
 // `timeout` parameter that is not a non-negative integer (µs; it becomes
-// InferenceRequest::timeout).
+// InferenceRequest::timeout). A negative dimension or dims whose product
+// overflows int64 are INVALID_ARGUMENT; an input with more elements than
+// `limits.max_elements_per_input` is RESOURCE_EXHAUSTED naming the shape, the
+// count and the limit. Shapes are checked before any tensor is allocated.
 // Pure functions: thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,8 +30,12 @@
 
 namespace onyx::server {
 
+struct ParseLimits {
+  int64_t max_elements_per_input = int64_t{1} << 28;  // ServerConfig's default
+};
+
 absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseInferRequest(
-    const inference::ModelInferRequest& request, const Model& model);
+    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits);
 
 // Writes the model name and served version, the request id, one output tensor
 // per `output_names` entry and its raw_output_contents into `response`. Takes no
