@@ -3,6 +3,10 @@
 
 usage: gen_demo_models.py OUT_DIR
 
+Also defines `seq` (emit_seq): a per-position sequence model with a symbolic
+`sequence` dimension served with padded_dims; tests/e2e/padding_test.py writes
+it to its own repository, so the default demo repository stays mlp and cnn.
+
 Produces, for m in (mlp, cnn):
   OUT_DIR/<m>/config.yaml
   OUT_DIR/<m>/1/model.onnx                      (opset 13, ir_version 8)
@@ -171,6 +175,74 @@ def cnn_reference(p, x):
     h = np.maximum(conv2d_same3x3(h, p["conv2_W"], p["conv2_B"]), 0.0)
     g = h.mean(axis=(2, 3))  # GlobalAveragePool + Flatten.
     return (g @ p["fc_W"] + p["fc_b"]).astype(np.float32)
+
+
+# ------------------------------------------------------------------- SEQ
+#
+# hidden[b, s, :] = tanh(E[input_ids[b, s]] @ W + c) * attention_mask[b, s]
+# pooled[b, :]    = sum over s of hidden[b, s, :]
+# Every position depends on its own token only, and pooled sums positions
+# weighted by the mask, so padding with (input_ids 0, attention_mask 0) leaves
+# the true positions of `hidden` and all of `pooled` unchanged.
+
+SEQ_VOCAB = 32
+SEQ_WIDTH = 8
+SEQ_CONFIG_YAML = """\
+max_batch_size: 4
+buckets: [1, 2, 4]
+dynamic_batching:
+  max_queue_delay_us: 2000
+padded_dims:
+  sequence:
+    sizes: [4, 8, 16]
+    pad_values: {input_ids: 0, attention_mask: 0}
+"""
+
+
+def build_seq(rng):
+    p = {
+        "E": weights(rng, (SEQ_VOCAB, SEQ_WIDTH)),
+        "W": weights(rng, (SEQ_WIDTH, SEQ_WIDTH)),
+        "c": weights(rng, (SEQ_WIDTH,)),
+        "axis2": np.array([2], dtype=np.int64),
+        "axis1": np.array([1], dtype=np.int64),
+    }
+    nodes = [
+        helper.make_node("Gather", ["E", "input_ids"], ["emb"], name="embed", axis=0),
+        helper.make_node("MatMul", ["emb", "W"], ["mm"], name="proj"),
+        helper.make_node("Add", ["mm", "c"], ["pre"], name="bias"),
+        helper.make_node("Tanh", ["pre"], ["act"], name="tanh"),
+        helper.make_node("Unsqueeze", ["attention_mask", "axis2"], ["mask3"], name="mask3"),
+        helper.make_node("Mul", ["act", "mask3"], ["hidden"], name="masked"),
+        helper.make_node("ReduceSum", ["hidden", "axis1"], ["pooled"], name="pool", keepdims=0),
+    ]
+    model = make_model(
+        "seq",
+        nodes,
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT,
+                                       ["batch", "sequence"])],
+        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT,
+                                       ["batch", "sequence", SEQ_WIDTH]),
+         helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", SEQ_WIDTH])],
+        p,
+    )
+    return model, p
+
+
+def seq_reference(p, input_ids, attention_mask):
+    """(hidden, pooled) for unpadded inputs of shape [batch, length]."""
+    act = np.tanh(p["E"].astype(np.float64)[input_ids] @ p["W"] + p["c"])
+    hidden = act * attention_mask.astype(np.float64)[:, :, None]
+    return hidden.astype(np.float32), hidden.sum(axis=1).astype(np.float32)
+
+
+def emit_seq(out_dir):
+    """Writes OUT_DIR/seq/{config.yaml,1/model.onnx}; returns the parameters."""
+    model, p = build_seq(np.random.default_rng(SEED))
+    write_if_changed(os.path.join(out_dir, "seq", "config.yaml"), SEQ_CONFIG_YAML)
+    write_if_changed(os.path.join(out_dir, "seq", "1", "model.onnx"), model.SerializeToString())
+    return p
 
 
 # ---------------------------------------------------------------- output

@@ -1,5 +1,9 @@
 #include "server/config/model_config.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onyx/session.h"
@@ -13,15 +17,100 @@ constexpr int64_t kMaxBatch = 65536;
 constexpr int64_t kMaxQueueDelayUs = 10'000'000;  // 10 s
 constexpr int64_t kMaxQueueSize = 1 << 20;
 constexpr int64_t kMaxInstances = 64;
+constexpr int64_t kMaxVersion = int64_t{1} << 62;
+constexpr int64_t kMaxPaddedSize = 1 << 24;
+
+absl::StatusOr<VersionPolicy> ParseVersionPolicy(const YAML::Node& node, absl::string_view source) {
+  constexpr char kExpected[] = "'all', {latest: N} or {specific: [versions]}";
+  VersionPolicy policy;
+  if (node.IsScalar()) {
+    if (node.Scalar() != "all") {
+      return yaml_util::BadValue(source, "version_policy", kExpected, yaml_util::Describe(node));
+    }
+    policy.kind = VersionPolicy::Kind::kAll;
+    return policy;
+  }
+  if (!node.IsMap() || node.size() != 1) {
+    return yaml_util::BadValue(source, "version_policy", kExpected, yaml_util::Describe(node));
+  }
+  RETURN_IF_ERROR(yaml_util::CheckKeys(node, {"latest", "specific"}, source, "version_policy."));
+  if (node["latest"]) {
+    policy.kind = VersionPolicy::Kind::kLatest;
+    ASSIGN_OR_RETURN(policy.latest, yaml_util::GetInt(node["latest"], source,
+                                                      "version_policy.latest", 1, 1 << 20));
+    return policy;
+  }
+  policy.kind = VersionPolicy::Kind::kSpecific;
+  ASSIGN_OR_RETURN(policy.specific, yaml_util::GetIntList(node["specific"], source,
+                                                          "version_policy.specific", 0, kMaxVersion));
+  std::sort(policy.specific.begin(), policy.specific.end());
+  if (std::adjacent_find(policy.specific.begin(), policy.specific.end()) != policy.specific.end()) {
+    return yaml_util::BadValue(source, "version_policy.specific", "distinct versions",
+                               absl::StrCat("[", absl::StrJoin(policy.specific, ", "), "]"));
+  }
+  return policy;
+}
+
+// A finite number (pad values may be fractional, e.g. for float inputs).
+absl::StatusOr<double> GetNumber(const YAML::Node& node, absl::string_view source,
+                                 absl::string_view key) {
+  double value = 0;
+  if (!node.IsScalar() || !absl::SimpleAtod(node.Scalar(), &value) || !std::isfinite(value)) {
+    return yaml_util::BadValue(source, key, "a finite number", yaml_util::Describe(node));
+  }
+  return value;
+}
+
+absl::StatusOr<std::map<std::string, PaddedDimConfig>> ParsePaddedDims(const YAML::Node& node,
+                                                                       absl::string_view source) {
+  RETURN_IF_ERROR(yaml_util::ExpectMap(node, source, "padded_dims"));
+  std::map<std::string, PaddedDimConfig> dims;
+  for (const auto& item : node) {
+    const std::string name = item.first.as<std::string>();
+    const std::string key = absl::StrCat("padded_dims.", name);
+    const YAML::Node dim = item.second;
+    RETURN_IF_ERROR(yaml_util::ExpectMap(dim, source, key));
+    RETURN_IF_ERROR(yaml_util::CheckKeys(dim, {"sizes", "pad_values"}, source, key + "."));
+    PaddedDimConfig config;
+    if (!dim["sizes"]) {
+      return yaml_util::BadValue(source, key + ".sizes", "a list of ascending sizes", "nothing");
+    }
+    ASSIGN_OR_RETURN(config.sizes,
+                     yaml_util::GetIntList(dim["sizes"], source, key + ".sizes", 1, kMaxPaddedSize));
+    for (size_t i = 1; i < config.sizes.size(); ++i) {
+      if (config.sizes[i] <= config.sizes[i - 1]) {
+        return yaml_util::BadValue(source, key + ".sizes", "strictly ascending sizes",
+                                   absl::StrCat("[", absl::StrJoin(config.sizes, ", "), "]"));
+      }
+    }
+    if (dim["pad_values"]) {
+      const YAML::Node values = dim["pad_values"];
+      RETURN_IF_ERROR(yaml_util::ExpectMap(values, source, key + ".pad_values"));
+      for (const auto& pad : values) {
+        const std::string input = pad.first.as<std::string>();
+        ASSIGN_OR_RETURN(config.pad_values[input],
+                         GetNumber(pad.second, source, absl::StrCat(key, ".pad_values.", input)));
+      }
+    }
+    dims.emplace(name, std::move(config));
+  }
+  return dims;
+}
 
 absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string_view source) {
   ASSIGN_OR_RETURN(const YAML::Node root, yaml_util::ParseDocument(text, source));
   RETURN_IF_ERROR(yaml_util::CheckKeys(
       root,
       {"max_batch_size", "buckets", "dynamic_batching", "instance_count", "providers", "optimization_level",
-       "max_cpu_fallback_nodes", "intra_op_threads"},
+       "max_cpu_fallback_nodes", "intra_op_threads", "version_policy", "padded_dims"},
       source, ""));
   ModelConfigFile file;
+  if (root["version_policy"]) {
+    ASSIGN_OR_RETURN(file.version_policy, ParseVersionPolicy(root["version_policy"], source));
+  }
+  if (root["padded_dims"]) {
+    ASSIGN_OR_RETURN(file.padded_dims, ParsePaddedDims(root["padded_dims"], source));
+  }
   if (root["providers"]) {
     const YAML::Node list = root["providers"];
     if (!list.IsSequence() || list.size() == 0) {
@@ -108,6 +197,21 @@ absl::StatusOr<ModelConfigFile> LoadModelConfigFile(const std::string& path) {
   return ParseModelConfig(*text, path);
 }
 
+std::vector<int64_t> SelectVersions(const VersionPolicy& policy, std::vector<int64_t> available) {
+  std::sort(available.begin(), available.end());
+  available.erase(std::unique(available.begin(), available.end()), available.end());
+  switch (policy.kind) {
+    case VersionPolicy::Kind::kAll:
+      return available;
+    case VersionPolicy::Kind::kSpecific:
+      return policy.specific;
+    case VersionPolicy::Kind::kLatest:
+      break;
+  }
+  const size_t keep = std::min(available.size(), static_cast<size_t>(policy.latest));
+  return std::vector<int64_t>(available.end() - static_cast<std::ptrdiff_t>(keep), available.end());
+}
+
 std::vector<int64_t> DefaultBuckets(int64_t max_batch_size) {
   std::vector<int64_t> buckets;
   for (int64_t b = 1; b < max_batch_size; b *= 2) buckets.push_back(b);
@@ -149,6 +253,8 @@ absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
   if (file.optimization_level) config.optimization_level = *file.optimization_level;
   if (file.max_cpu_fallback_nodes) config.max_cpu_fallback_nodes = *file.max_cpu_fallback_nodes;
   if (file.intra_op_threads) config.intra_op_threads = *file.intra_op_threads;
+  if (file.version_policy) config.version_policy = *file.version_policy;
+  if (file.padded_dims) config.padded_dims = *file.padded_dims;
   return config;
 }
 

@@ -10,6 +10,11 @@
 //     max_queue_delay_us: 200
 //     max_queue_size: 256
 //   instance_count: 1
+//   version_policy: {latest: 2}  # or {specific: [1, 3]} or all; default latest 1
+//   padded_dims:                 # symbolic dims other than batch, padded to buckets
+//     sequence:                  # a dim_param of the model's inputs
+//       sizes: [16, 32, 64]
+//       pad_values: {input_ids: 0}   # per input; default 0
 // Parsing checks each value on its own; ResolveModelConfig fills what the file
 // left out from the model itself and checks the values against each other.
 // Errors are INVALID_ARGUMENT naming the file, the key, expected vs received.
@@ -17,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +44,25 @@ struct DynamicBatchingConfig {
   int64_t max_queue_size = 256;
 };
 
+// Which version directories the repository serves at once.
+struct VersionPolicy {
+  enum class Kind { kLatest, kSpecific, kAll };
+  Kind kind = Kind::kLatest;
+  int64_t latest = 1;              // kLatest: the `latest` highest versions
+  std::vector<int64_t> specific;   // kSpecific: strictly ascending
+};
+
+// Versions of `available` (any order) that `policy` selects, ascending. For
+// kSpecific the listed versions are returned whether on disk or not.
+std::vector<int64_t> SelectVersions(const VersionPolicy& policy, std::vector<int64_t> available);
+
+// One padded dimension: requests are padded along it to the smallest size that
+// holds them; outputs with the same dim_param are sliced back.
+struct PaddedDimConfig {
+  std::vector<int64_t> sizes;               // strictly ascending, >= 1
+  std::map<std::string, double> pad_values;  // by input name; others pad with 0
+};
+
 struct ModelConfig {
   // 0: the model has no batch dimension and runs requests as given.
   int64_t max_batch_size = 0;
@@ -51,6 +76,9 @@ struct ModelConfig {
   std::string optimization_level = "all";
   int64_t max_cpu_fallback_nodes = -1;  // -1: no gate
   int64_t intra_op_threads = 0;         // 0: the process's CPU quota
+  VersionPolicy version_policy;
+  // By dim_param name; checked against the model's inputs when it loads.
+  std::map<std::string, PaddedDimConfig> padded_dims;
 };
 
 // The keys a config.yaml set; std::nullopt where it said nothing.
@@ -64,6 +92,8 @@ struct ModelConfigFile {
   std::optional<std::string> optimization_level;
   std::optional<int64_t> max_cpu_fallback_nodes;
   std::optional<int64_t> intra_op_threads;
+  std::optional<VersionPolicy> version_policy;
+  std::optional<std::map<std::string, PaddedDimConfig>> padded_dims;
 };
 
 // Parses YAML text; `source` names the file in messages.

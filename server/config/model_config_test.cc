@@ -227,5 +227,102 @@ TEST(ModelConfigTest, LoadsAFileAndNamesItInErrors) {
   std::remove(path.c_str());
 }
 
+TEST(ModelConfigTest, ParsesVersionPolicies) {
+  absl::StatusOr<ModelConfigFile> latest = ParseModelConfig("version_policy: {latest: 2}\n", kSource);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ(latest->version_policy->kind, VersionPolicy::Kind::kLatest);
+  EXPECT_EQ(latest->version_policy->latest, 2);
+  absl::StatusOr<ModelConfigFile> specific =
+      ParseModelConfig("version_policy:\n  specific: [3, 1]\n", kSource);
+  ASSERT_TRUE(specific.ok()) << specific.status();
+  EXPECT_EQ(specific->version_policy->kind, VersionPolicy::Kind::kSpecific);
+  EXPECT_THAT(specific->version_policy->specific, ElementsAre(1, 3));
+  absl::StatusOr<ModelConfigFile> all = ParseModelConfig("version_policy: all\n", kSource);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->version_policy->kind, VersionPolicy::Kind::kAll);
+  // JSON is YAML: a load's `config` parameter parses the same way.
+  absl::StatusOr<ModelConfigFile> json =
+      ParseModelConfig(R"({"max_batch_size": 4, "version_policy": {"latest": 3}})", kSource);
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_EQ(json->max_batch_size, 4);
+  EXPECT_EQ(json->version_policy->latest, 3);
+  // Without the key: latest 1, as Triton.
+  absl::StatusOr<ModelConfigFile> none = ParseModelConfig("", kSource);
+  ASSERT_TRUE(none.ok());
+  absl::StatusOr<ModelConfig> config = ResolveModelConfig(*none, "", kSource);
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->version_policy.kind, VersionPolicy::Kind::kLatest);
+  EXPECT_EQ(config->version_policy.latest, 1);
+}
+
+TEST(ModelConfigTest, BadVersionPoliciesNameFileKeyExpectedAndReceived) {
+  EXPECT_THAT(ErrorOf("version_policy: newest\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("'version_policy'"),
+                    HasSubstr("{latest: N}"), HasSubstr("received 'newest'")));
+  EXPECT_THAT(ErrorOf("version_policy: {latest: 0}\n"),
+              AllOf(HasSubstr("'version_policy.latest'"), HasSubstr("received '0'")));
+  EXPECT_THAT(ErrorOf("version_policy: {oldest: 1}\n"), HasSubstr("oldest"));
+  EXPECT_THAT(ErrorOf("version_policy: {specific: [1, 1]}\n"),
+              AllOf(HasSubstr("'version_policy.specific'"), HasSubstr("distinct versions")));
+  EXPECT_THAT(ErrorOf("version_policy: {specific: []}\n"),
+              AllOf(HasSubstr("'version_policy.specific'"), HasSubstr("an empty list")));
+  EXPECT_THAT(ErrorOf("version_policy: {latest: 1, specific: [1]}\n"),
+              HasSubstr("'version_policy'"));
+}
+
+TEST(ModelConfigTest, SelectVersionsAppliesThePolicy) {
+  VersionPolicy latest;
+  latest.latest = 2;
+  EXPECT_THAT(SelectVersions(latest, {1, 10, 3, 2}), ElementsAre(3, 10));
+  latest.latest = 5;
+  EXPECT_THAT(SelectVersions(latest, {2, 1}), ElementsAre(1, 2));
+  VersionPolicy specific;
+  specific.kind = VersionPolicy::Kind::kSpecific;
+  specific.specific = {1, 4};
+  EXPECT_THAT(SelectVersions(specific, {1, 2, 3}), ElementsAre(1, 4));  // 4: reported missing
+  VersionPolicy all;
+  all.kind = VersionPolicy::Kind::kAll;
+  EXPECT_THAT(SelectVersions(all, {3, 1, 2}), ElementsAre(1, 2, 3));
+  EXPECT_THAT(SelectVersions(VersionPolicy{}, {}), IsEmpty());
+}
+
+TEST(ModelConfigTest, ParsesPaddedDims) {
+  absl::StatusOr<ModelConfigFile> file = ParseModelConfig(
+      "padded_dims:\n"
+      "  sequence:\n"
+      "    sizes: [16, 32, 64, 128]\n"
+      "    pad_values: {input_ids: 0, scale: -1.5}\n"
+      "  width:\n"
+      "    sizes: [8]\n",
+      kSource);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->padded_dims->size(), 2u);
+  const PaddedDimConfig& sequence = file->padded_dims->at("sequence");
+  EXPECT_THAT(sequence.sizes, ElementsAre(16, 32, 64, 128));
+  EXPECT_EQ(sequence.pad_values.at("input_ids"), 0.0);
+  EXPECT_EQ(sequence.pad_values.at("scale"), -1.5);
+  EXPECT_THAT(file->padded_dims->at("width").pad_values, IsEmpty());
+  absl::StatusOr<ModelConfig> config = ResolveModelConfig(*file, "", kSource);
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->padded_dims.size(), 2u);
+}
+
+TEST(ModelConfigTest, BadPaddedDimsNameFileKeyExpectedAndReceived) {
+  EXPECT_THAT(ErrorOf("padded_dims: [16]\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("'padded_dims'"), HasSubstr("a mapping")));
+  EXPECT_THAT(ErrorOf("padded_dims: {seq: {pad_values: {x: 0}}}\n"),
+              AllOf(HasSubstr("'padded_dims.seq.sizes'"), HasSubstr("received nothing")));
+  EXPECT_THAT(ErrorOf("padded_dims: {seq: {sizes: [32, 16]}}\n"),
+              AllOf(HasSubstr("'padded_dims.seq.sizes'"), HasSubstr("strictly ascending"),
+                    HasSubstr("[32, 16]")));
+  EXPECT_THAT(ErrorOf("padded_dims: {seq: {sizes: [0]}}\n"),
+              HasSubstr("'padded_dims.seq.sizes[0]'"));
+  EXPECT_THAT(ErrorOf("padded_dims: {seq: {sizes: [4], pad_values: {x: pad}}}\n"),
+              AllOf(HasSubstr("'padded_dims.seq.pad_values.x'"), HasSubstr("a finite number"),
+                    HasSubstr("received 'pad'")));
+  EXPECT_THAT(ErrorOf("padded_dims: {seq: {sizes: [4], pad: 1}}\n"),
+              HasSubstr("padded_dims.seq.pad"));
+}
+
 }  // namespace
 }  // namespace onyx::server

@@ -1,14 +1,19 @@
 #include "server/grpc/model_messages.h"
 
+#include <algorithm>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "server/grpc/codec.h"
 
 namespace onyx::server {
 
-void FillModelMetadata(const Model& model, inference::ModelMetadataResponse* response) {
+void FillModelMetadata(const Model& model, const std::vector<int64_t>& versions,
+                       inference::ModelMetadataResponse* response) {
   response->set_name(model.name());
-  response->add_versions(model.version_string());
+  for (int64_t version : versions) response->add_versions(absl::StrCat(version));
   response->set_platform(kPlatform);
   auto fill = [](const TensorSpec& spec, inference::ModelMetadataResponse::TensorMetadata* t) {
     t->set_name(spec.name);
@@ -93,6 +98,37 @@ void FillRepositoryIndex(const std::vector<ModelStatus>& index, bool ready_only,
     entry->set_state(std::string(ModelStateName(status.state)));
     entry->set_reason(status.reason);
   }
+}
+
+absl::StatusOr<LoadOverrides> ParseLoadParameters(
+    const google::protobuf::Map<std::string, inference::ModelRepositoryParameter>& parameters) {
+  LoadOverrides overrides;
+  std::vector<std::string> unknown;
+  for (const auto& [name, value] : parameters) {
+    if (name == "config") {
+      if (value.parameter_choice_case() != inference::ModelRepositoryParameter::kStringParam) {
+        return absl::InvalidArgumentError(
+            "RepositoryModelLoad parameter 'config': expected string_param holding the model "
+            "configuration (YAML or JSON)");
+      }
+      overrides.config = value.string_param();
+    } else if (absl::StartsWith(name, "file:")) {
+      if (value.parameter_choice_case() != inference::ModelRepositoryParameter::kBytesParam) {
+        return absl::InvalidArgumentError(absl::StrCat("RepositoryModelLoad parameter '", name,
+                                                       "': expected bytes_param holding the file"));
+      }
+      overrides.files[name.substr(5)] = value.bytes_param();
+    } else {
+      unknown.push_back(name);
+    }
+  }
+  if (!unknown.empty()) {
+    std::sort(unknown.begin(), unknown.end());
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown RepositoryModelLoad parameter(s) '", absl::StrJoin(unknown, "', '"),
+        "': expected 'config' or 'file:<version>/model.onnx'"));
+  }
+  return overrides;
 }
 
 }  // namespace onyx::server

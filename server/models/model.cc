@@ -1,10 +1,13 @@
 #include "server/models/model.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "onyx/status_macros.h"
+#include "server/config/yaml_util.h"
 #include "server/models/bucket_sessions.h"
 #include "server/scheduling/dynamic_batcher.h"
 
@@ -57,6 +60,75 @@ absl::StatusOr<TensorSpec> ToSpec(const onyx::ValueInfo& info, bool batched, boo
   return spec;
 }
 
+// Adds the dim_params of `info` not yet in `out` (for messages).
+void CollectDimParams(const onyx::ValueInfo& info, std::vector<std::string>& out) {
+  for (const std::string& param : info.dim_params) {
+    if (!param.empty() && std::find(out.begin(), out.end(), param) == out.end()) {
+      out.push_back(param);
+    }
+  }
+}
+
+std::string Quoted(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  return absl::StrCat("'", absl::StrJoin(names, "', '"), "'");
+}
+
+// config.padded_dims resolved against the graph: which input axes to pad and
+// which output axes to slice back.
+absl::StatusOr<std::vector<PaddedDim>> ResolvePaddedDims(
+    const ModelConfig& config, const std::vector<onyx::ValueInfo>& inputs,
+    const std::vector<onyx::ValueInfo>& outputs, absl::string_view source) {
+  std::vector<PaddedDim> dims;
+  std::vector<std::string> known;
+  for (const onyx::ValueInfo& input : inputs) CollectDimParams(input, known);
+  for (const auto& [name, padded] : config.padded_dims) {
+    const std::string key = absl::StrCat("padded_dims.", name);
+    PaddedDim dim;
+    dim.name = name;
+    dim.sizes = padded.sizes;
+    std::vector<std::string> with_dim;
+    for (const onyx::ValueInfo& input : inputs) {
+      for (size_t axis = 0; axis < input.dim_params.size(); ++axis) {
+        if (input.dim_params[axis] != name) continue;
+        if (axis == 0 && config.max_batch_size > 0) {
+          return yaml_util::BadValue(source, key,
+                                     "a dimension other than the batch dimension",
+                                     absl::StrCat("'", name, "', axis 0 of input '", input.name,
+                                                  "'"));
+        }
+        auto pad = padded.pad_values.find(input.name);
+        dim.inputs.push_back(PaddedDim::Use{
+            input.name, axis, pad == padded.pad_values.end() ? 0.0 : pad->second});
+        with_dim.push_back(input.name);
+      }
+    }
+    if (dim.inputs.empty()) {
+      return yaml_util::BadValue(
+          source, "padded_dims",
+          absl::StrCat("a dim_param of the model's inputs (", Quoted(known), ")"),
+          absl::StrCat("'", name, "'"));
+    }
+    for (const auto& [input, value] : padded.pad_values) {
+      if (std::find(with_dim.begin(), with_dim.end(), input) == with_dim.end()) {
+        return yaml_util::BadValue(
+            source, absl::StrCat(key, ".pad_values.", input),
+            absl::StrCat("an input with dimension '", name, "' (", Quoted(with_dim), ")"),
+            absl::StrCat("'", input, "'"));
+      }
+    }
+    for (const onyx::ValueInfo& output : outputs) {
+      for (size_t axis = 0; axis < output.dim_params.size(); ++axis) {
+        if (output.dim_params[axis] == name) {
+          dim.outputs.push_back(PaddedDim::Use{output.name, axis, 0});
+        }
+      }
+    }
+    dims.push_back(std::move(dim));
+  }
+  return dims;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const Options& options) {
@@ -83,10 +155,9 @@ absl::Status Model::Init(const Options& options) {
   name_ = options.name;
   version_ = options.version;
   version_string_ = absl::StrCat(options.version);
-  const std::string config_path = options.directory + "/config.yaml";
-  const std::string model_path =
-      absl::StrCat(options.directory, "/", options.version, "/model.onnx");
-  ASSIGN_OR_RETURN(ModelConfigFile file, LoadModelConfigFile(config_path));
+  const std::string& config_path = options.config_source;
+  const std::string& model_path = options.model_path;
+  const ModelConfigFile& file = options.config_file;
 
   // A cheap, unoptimised session tells us the graph's signature before the
   // bucket sessions fix its batch dimension.
@@ -113,6 +184,8 @@ absl::Status Model::Init(const Options& options) {
   session_options.model_path = model_path;
   session_options.buckets = config_.buckets;
   session_options.inputs = graph_inputs;
+  ASSIGN_OR_RETURN(session_options.padded_dims,
+                   ResolvePaddedDims(config_, graph_inputs, graph_outputs, config_path));
   session_options.session_options = options.session_options;
   onyx::SessionOptions& engine = session_options.session_options;
   engine.providers = config_.providers;
@@ -129,6 +202,10 @@ absl::Status Model::Init(const Options& options) {
   scheduler_options.max_queue_size = config_.dynamic_batching.max_queue_size;
   scheduler_options.instance_count = config_.instance_count;
   scheduler_options.on_batch = options.on_batch;
+  scheduler_options.on_execution = [stats = stats_.get()](int64_t rows, absl::Duration run) {
+    stats->RecordExecution(rows, static_cast<uint64_t>(absl::ToInt64Nanoseconds(run)));
+  };
+  scheduler_options.on_timing = options.on_timing;
   ASSIGN_OR_RETURN(scheduler_, DynamicBatcher::Create(std::move(scheduler_options)));
   return absl::OkStatus();
 }

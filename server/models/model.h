@@ -4,15 +4,17 @@
 //   Model::Options options;
 //   options.name = "mlp";
 //   options.version = 3;
-//   options.directory = "/models/mlp";           // holds config.yaml and 3/model.onnx
+//   options.model_path = "/models/mlp/3/model.onnx";
+//   options.config_file = parsed_config_yaml;     // ModelConfigFile
+//   options.config_source = "/models/mlp/config.yaml";
 //   ASSIGN_OR_RETURN(std::unique_ptr<Model> model, Model::Load(options));
 //   RETURN_IF_ERROR(model->scheduler().Enqueue(std::move(request), std::move(done)));
 //
-// Load() does all the work once: reads config.yaml (optional), probes the graph
-// for its inputs and outputs, resolves the configuration against them, builds and
-// warms one session per bucket and starts the scheduler's workers (a
-// DynamicBatcher configured from max_batch_size, dynamic_batching and
-// instance_count).
+// Load() does all the work once: probes the graph for its inputs and outputs,
+// resolves the configuration against them (padded_dims must name dim_params of
+// the inputs), builds and warms one session per bucket (× padded size) and
+// starts the scheduler's workers (a DynamicBatcher configured from
+// max_batch_size, dynamic_batching and instance_count).
 // Thread-safe: immutable after Load(); the scheduler is thread-safe. Call Stop()
 // before dropping the last reference while requests may be in flight.
 #pragma once
@@ -39,18 +41,26 @@ class Model {
   struct Options {
     std::string name;
     int64_t version = 1;
-    // <repo>/<name>: config.yaml here, the graph in <version>/model.onnx.
-    std::string directory;
+    // The graph file.
+    std::string model_path;
+    // The model's configuration as parsed (config.yaml or a load override),
+    // and what names it in error messages.
+    ModelConfigFile config_file;
+    std::string config_source;
     // Base options for every session of the model (providers, threads).
     onyx::SessionOptions session_options;
     // Optional: told about every engine run of the model's dynamic batcher
     // (requests merged, their rows); see DynamicBatcher::Options::on_batch.
     std::function<void(int64_t requests, int64_t rows)> on_batch;
+    // Optional: each request's queue wait and engine run time; see
+    // DynamicBatcher::Options::on_timing.
+    std::function<void(absl::Duration queued, absl::Duration compute)> on_timing;
   };
 
   // Errors name the model and what failed: INVALID_ARGUMENT for a bad
-  // config.yaml or a signature onyx cannot serve (sequence inputs, complex
-  // types, unknown input rank), and the engine's errors for the graph itself.
+  // configuration (also padded_dims naming an unknown dim or input) or a
+  // signature onyx cannot serve (sequence inputs, complex types, unknown input
+  // rank), and the engine's errors for the graph itself.
   static absl::StatusOr<std::unique_ptr<Model>> Load(const Options& options);
 
   // Stops the scheduler (drains accepted requests).

@@ -1,18 +1,124 @@
 #include "server/models/model_repository.h"
 
-#include <chrono>
+#include <stdlib.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "onyx/memory.h"
 #include "onyx/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace onyx::server {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kModelFile[] = "model.onnx";
+
+// Numeric version directories of `dir`: version -> directory name ("7", or
+// "007" when that is the only spelling on disk).
+std::map<int64_t, std::string> ScanVersions(const fs::path& dir) {
+  std::map<int64_t, std::string> versions;
+  std::error_code ec;
+  for (const fs::directory_entry& sub : fs::directory_iterator(dir, ec)) {
+    const std::string name = sub.path().filename().string();
+    int64_t version = 0;
+    if (!sub.is_directory(ec) || name.find_first_not_of("0123456789") != std::string::npos ||
+        !absl::SimpleAtoi(name, &version)) {
+      continue;
+    }
+    auto [it, inserted] = versions.emplace(version, name);
+    if (!inserted && name == absl::StrCat(version)) it->second = name;
+  }
+  return versions;
+}
+
+// The version of a file override key "<version>/model.onnx"; INVALID_ARGUMENT
+// for anything else (which rules out "..", absolute paths and other names).
+absl::StatusOr<int64_t> OverrideVersion(const std::string& path) {
+  const std::vector<std::string> parts = absl::StrSplit(path, '/');
+  int64_t version = 0;
+  if (parts.size() != 2 || parts[1] != kModelFile || parts[0].empty() ||
+      parts[0].find_first_not_of("0123456789") != std::string::npos ||
+      !absl::SimpleAtoi(parts[0], &version) || parts[0] != absl::StrCat(version)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("RepositoryModelLoad parameter 'file:", path,
+                     "': expected 'file:<version>/model.onnx' with a version number "
+                     "(digits, no leading zeros)"));
+  }
+  return version;
+}
+
+// Writes the override files to a fresh private directory; the returned path is
+// removed when the last copy of the pointer goes.
+absl::StatusOr<std::shared_ptr<const std::string>> WriteOverrideFiles(
+    const std::map<std::string, std::string>& files) {
+  for (const auto& [path, unused] : files) RETURN_IF_ERROR(OverrideVersion(path).status());
+  std::error_code ec;
+  std::string pattern = (fs::temp_directory_path(ec) / "onyx-load-XXXXXX").string();
+  if (ec || mkdtemp(pattern.data()) == nullptr) {
+    return absl::InternalError("cannot create a temporary directory for the model files");
+  }
+  auto dir = std::shared_ptr<const std::string>(new std::string(pattern), [](const std::string* p) {
+    std::error_code ignored;
+    fs::remove_all(*p, ignored);
+    delete p;
+  });
+  for (const auto& [path, bytes] : files) {
+    const fs::path target = fs::path(*dir) / path;
+    fs::create_directories(target.parent_path(), ec);
+    std::ofstream out(target, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (ec || !out.good()) {
+      return absl::InternalError(absl::StrCat("cannot write the model file ", path));
+    }
+  }
+  return dir;
+}
+
+// One line for the load log: providers, partitions, Memcpy and CPU fallback.
+std::string PartitionSummary(const onyx::PartitionReport& report) {
+  std::vector<std::string> providers;
+  for (const auto& [provider, nodes] : report.nodes_per_provider) {
+    providers.push_back(absl::StrCat(provider, ": ", nodes));
+  }
+  std::string out = absl::StrCat("nodes {", absl::StrJoin(providers, ", "), "}, ",
+                                 report.partitions, " partition(s), ", report.memcpy_nodes,
+                                 " Memcpy, ", report.fallback_nodes.size(), " CPU fallback");
+  for (const onyx::FallbackNode& node : report.fallback_nodes) {
+    absl::StrAppend(&out, " [", node.op_type, " '", node.node, "' declined by ", node.provider,
+                    "]");
+  }
+  return out;
+}
+
+std::string ArenaSummary() {
+  std::vector<std::string> arenas;
+  for (const onyx::ArenaStats& a : onyx::GetArenaStats()) {
+    arenas.push_back(absl::StrCat(a.device, ": in use ", a.in_use_bytes, " B, peak ",
+                                  a.peak_in_use_bytes, " B, reserved ", a.reserved_bytes,
+                                  " B, largest free block ", a.largest_free_block, " B"));
+  }
+  return absl::StrJoin(arenas, "; ");
+}
+
+std::string SessionLabels(const BucketSessions& sessions) {
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < sessions.size(); ++i) labels.push_back(sessions.bucket_label(i));
+  return absl::StrJoin(labels, ", ");
+}
+
+}  // namespace
 
 absl::string_view ModelStateName(ModelState state) {
   switch (state) {
@@ -42,38 +148,17 @@ ModelRepository::ModelRepository(Options options)
 
 ModelRepository::~ModelRepository() { UnloadAll(); }
 
-ModelRepository::Entry ModelRepository::ScanOne(const std::string& name) const {
-  std::error_code ec;
-  const fs::path dir = fs::path(options_.root) / name;
-  Entry entry;
-  entry.status.name = name;
-  for (const fs::directory_entry& sub : fs::directory_iterator(dir, ec)) {
-    int64_t version = 0;
-    if (sub.is_directory(ec) && absl::SimpleAtoi(sub.path().filename().string(), &version) &&
-        version >= 0 && version > entry.version) {
-      entry.version = version;
-    }
-  }
-  if (entry.version < 0) {
-    entry.status.state = ModelState::kUnavailable;
-    entry.status.reason = absl::StrCat("no numeric version directory in ", dir.string());
-  } else {
-    entry.status.version = absl::StrCat(entry.version);
-    entry.status.state = ModelState::kLoading;
-  }
-  return entry;
-}
-
-ModelRepository::Table ModelRepository::Scan() const {
-  Table table;
+std::vector<std::string> ModelRepository::ScanNames() const {
+  std::vector<std::string> names;
   std::error_code ec;
   for (const fs::directory_entry& dir : fs::directory_iterator(options_.root, ec)) {
     const std::string name = dir.path().filename().string();
     if (name.empty() || name[0] == '.' || !dir.is_directory(ec)) continue;
-    table.emplace(name, ScanOne(name));
+    names.push_back(name);
   }
   if (ec) spdlog::warn("scanning model repository {}: {}", options_.root, ec.message());
-  return table;
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 std::shared_ptr<const ModelRepository::Table> ModelRepository::Snapshot() const {
@@ -93,48 +178,56 @@ void ModelRepository::Update(const std::string& name, Entry entry) {
   Publish(std::move(table));
 }
 
-void ModelRepository::LoadEntry(const std::string& name, Entry& entry) const {
+absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::LoadVersion(
+    const std::string& name, int64_t version, const std::string& model_path,
+    const ModelConfigFile& config, const std::string& config_source) const {
   Model::Options model_options;
   model_options.name = name;
-  model_options.version = entry.version;
-  model_options.directory = (fs::path(options_.root) / name).string();
+  model_options.version = version;
+  model_options.model_path = model_path;
+  model_options.config_file = config;
+  model_options.config_source = config_source;
   model_options.session_options = options_.session_options;
   if (options_.on_batch) {
     model_options.on_batch = [on_batch = options_.on_batch, name](int64_t requests, int64_t rows) {
       on_batch(name, requests, rows);
     };
   }
-  const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(model_options);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (model.ok()) {
-    entry.model = std::move(*model);
-    entry.status.state = ModelState::kReady;
-    entry.status.reason.clear();
-    spdlog::info("model '{}' version {} ready ({:.3f} s)", name, entry.version, seconds);
-  } else {
-    entry.status.state = ModelState::kUnavailable;
-    entry.status.reason = std::string(model.status().message());
-    spdlog::error("model '{}' unavailable: {}", name, entry.status.reason);
+  if (options_.on_timing) {
+    model_options.on_timing = [on_timing = options_.on_timing, name,
+                               version_label = absl::StrCat(version)](absl::Duration queued,
+                                                                      absl::Duration compute) {
+      on_timing(name, version_label, queued, compute);
+    };
   }
+  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(model_options);
+  if (!model.ok()) {
+    spdlog::error("model '{}' version {} unavailable: {}", name, version,
+                  std::string(model.status().message()));
+    return model.status();
+  }
+  const BucketSessions& sessions = (*model)->sessions();
+  spdlog::info("model '{}' version {} ready in {:.3f} s; sessions [{}]; {}; arena {}", name,
+               version, absl::ToDoubleSeconds((*model)->load_duration()), SessionLabels(sessions),
+               PartitionSummary(sessions.session(0).partition_report()), ArenaSummary());
+  return std::shared_ptr<const Model>(std::move(*model));
 }
 
 void ModelRepository::LoadAll() {
   absl::MutexLock lifecycle(&lifecycle_mu_);
-  Table scanned = Scan();
+  const std::vector<std::string> names = ScanNames();
   {
-    absl::MutexLock write_lock(&write_mu_);
-    Publish(std::make_shared<const Table>(scanned));
-  }
-  spdlog::info("model repository {}: {} model(s) found", options_.root, scanned.size());
-  for (auto& [name, entry] : scanned) {
-    if (entry.status.state != ModelState::kLoading) {
-      spdlog::error("model '{}' unavailable: {}", name, entry.status.reason);
-      continue;
+    auto table = std::make_shared<Table>();
+    for (const std::string& name : names) {
+      Entry& entry = (*table)[name];
+      entry.status = ModelStatus{name, "", ModelState::kLoading, ""};
     }
-    LoadEntry(name, entry);
-    Update(name, std::move(entry));
+    absl::MutexLock write_lock(&write_mu_);
+    Publish(std::move(table));
+  }
+  spdlog::info("model repository {}: {} model(s) found", options_.root, names.size());
+  for (const std::string& name : names) {
+    (void)LoadLocked(name, LoadOverrides{});  // failures are logged and in the index
   }
 }
 
@@ -154,41 +247,139 @@ absl::Status ModelRepository::CheckName(absl::string_view name) const {
   return absl::OkStatus();
 }
 
-absl::Status ModelRepository::Load(absl::string_view name_view) {
+absl::Status ModelRepository::Load(absl::string_view name_view, const LoadOverrides& overrides) {
   RETURN_IF_ERROR(CheckName(name_view));
   const std::string name(name_view);
+  for (const auto& [path, unused] : overrides.files) RETURN_IF_ERROR(OverrideVersion(path).status());
   std::error_code ec;
-  if (!fs::is_directory(fs::path(options_.root) / name, ec)) {
+  if (overrides.files.empty() && !fs::is_directory(fs::path(options_.root) / name, ec)) {
     return absl::NotFoundError(
         absl::StrCat("model '", name, "' is not in the repository ", options_.root));
   }
   absl::MutexLock lifecycle(&lifecycle_mu_);
-  std::shared_ptr<const Model> old;
-  ModelStatus old_status;
+  return LoadLocked(name, overrides);
+}
+
+absl::Status ModelRepository::LoadLocked(const std::string& name, const LoadOverrides& overrides) {
+  const fs::path dir = fs::path(options_.root) / name;
+  Entry working;
   {
     std::shared_ptr<const Table> table = Snapshot();
     auto it = table->find(name);
-    if (it != table->end() && it->second.status.state == ModelState::kReady) {
-      old = it->second.model;
-      old_status = it->second.status;
+    if (it != table->end()) working = it->second;
+  }
+  bool serving = false;
+  for (const auto& [version, v] : working.versions) serving |= v.status.state == ModelState::kReady;
+  // Refuses the load: the model keeps what it serves, or becomes one
+  // UNAVAILABLE entry with the reason.
+  auto refuse = [&](absl::Status status) {
+    spdlog::error("model '{}' unavailable: {}", name, std::string(status.message()));
+    if (!serving) {
+      Entry failed;
+      failed.status = ModelStatus{name, "", ModelState::kUnavailable, std::string(status.message())};
+      Update(name, std::move(failed));
+    }
+    return status;
+  };
+
+  std::string config_source = (dir / "config.yaml").string();
+  absl::StatusOr<ModelConfigFile> config;
+  if (overrides.config.has_value()) {
+    config_source = absl::StrCat("RepositoryModelLoad parameter 'config' of model '", name, "'");
+    config = ParseModelConfig(*overrides.config, config_source);
+  } else {
+    config = LoadModelConfigFile(config_source);
+  }
+  if (!config.ok()) return refuse(config.status());
+
+  std::shared_ptr<const std::string> files_dir;
+  fs::path versions_root = dir;
+  if (!overrides.files.empty()) {
+    absl::StatusOr<std::shared_ptr<const std::string>> written =
+        WriteOverrideFiles(overrides.files);
+    if (!written.ok()) return refuse(written.status());
+    files_dir = std::move(*written);
+    versions_root = *files_dir;
+  }
+  const std::map<int64_t, std::string> on_disk = ScanVersions(versions_root);
+  std::vector<int64_t> available;
+  for (const auto& [version, unused] : on_disk) available.push_back(version);
+  const std::vector<int64_t> selected =
+      SelectVersions(config->version_policy.value_or(VersionPolicy{}), available);
+  if (selected.empty()) {
+    return refuse(absl::UnavailableError(
+        absl::StrCat("model '", name, "': no numeric version directory in ",
+                     overrides.files.empty() ? dir.string() : std::string("the load's files"))));
+  }
+
+  // Newly selected versions show as LOADING beside those serving.
+  working.files_dir = files_dir;
+  for (int64_t version : selected) {
+    Version& v = working.versions[version];
+    if (v.status.state != ModelState::kReady) {
+      v.status = ModelStatus{name, absl::StrCat(version), ModelState::kLoading, ""};
     }
   }
-  Entry entry = ScanOne(name);
-  if (entry.status.state != ModelState::kLoading) {
-    if (old == nullptr) Update(name, entry);
-    return absl::UnavailableError(entry.status.reason);
+  Update(name, working);
+
+  std::vector<std::string> failures;
+  absl::StatusCode first_failure = absl::StatusCode::kOk;
+  std::vector<std::shared_ptr<const Model>> replaced;
+  for (int64_t version : selected) {
+    Version& v = working.versions[version];
+    absl::StatusOr<std::shared_ptr<const Model>> model;
+    auto directory = on_disk.find(version);
+    if (directory == on_disk.end()) {
+      model = absl::UnavailableError(absl::StrCat("model '", name, "' version ", version,
+                                                  ": version_policy selects it but there is no "
+                                                  "version directory ",
+                                                  (versions_root / absl::StrCat(version)).string()));
+      spdlog::error("{}", std::string(model.status().message()));
+    } else {
+      const std::string model_path = (versions_root / directory->second / kModelFile).string();
+      model = LoadVersion(name, version, model_path, *config, config_source);
+    }
+    if (model.ok()) {
+      if (v.model != nullptr) replaced.push_back(std::move(v.model));
+      v.model = std::move(*model);
+      v.status.state = ModelState::kReady;
+      v.status.reason.clear();
+    } else {
+      if (failures.empty()) first_failure = model.status().code();
+      failures.push_back(std::string(model.status().message()));
+      if (v.model == nullptr) {  // else the version it replaces keeps serving
+        v.status.state = ModelState::kUnavailable;
+        v.status.reason = std::string(model.status().message());
+      }
+    }
+    Update(name, working);
   }
-  if (old == nullptr) Update(name, entry);  // LOADING, visible in the index
-  LoadEntry(name, entry);
-  if (entry.model == nullptr) {
-    const std::string reason = entry.status.reason;
-    if (old == nullptr) Update(name, std::move(entry));
-    return absl::UnavailableError(reason);
+
+  // Versions no longer selected drain, then go.
+  std::vector<std::shared_ptr<const Model>> dropped;
+  for (auto& [version, v] : working.versions) {
+    if (std::binary_search(selected.begin(), selected.end(), version)) continue;
+    if (v.model != nullptr) {
+      v.status.state = ModelState::kUnloading;
+      v.status.reason = "unloading: no longer selected by version_policy";
+      dropped.push_back(v.model);
+    }
   }
-  Update(name, std::move(entry));
-  // Requests that looked the old version up before the swap either enqueued
+  Update(name, working);
+  // Requests that looked a replaced version up before the swap either enqueued
   // already (Stop drains them) or find it stopped and look the model up again.
-  if (old != nullptr) old->Stop();
+  for (const auto& model : replaced) model->Stop();
+  for (const auto& model : dropped) {
+    model->Stop();
+    spdlog::info("model '{}' version {} unloaded", name, model->version());
+  }
+  for (auto it = working.versions.begin(); it != working.versions.end();) {
+    it = std::binary_search(selected.begin(), selected.end(), it->first)
+             ? std::next(it)
+             : working.versions.erase(it);
+  }
+  Update(name, std::move(working));
+  if (!failures.empty()) return absl::Status(first_failure, absl::StrJoin(failures, "; "));
   return absl::OkStatus();
 }
 
@@ -202,30 +393,34 @@ absl::Status ModelRepository::Unload(absl::string_view name_view) {
     return absl::NotFoundError(absl::StrCat("unknown model '", name, "'"));
   }
   Entry entry = it->second;
-  if (entry.model == nullptr) return absl::OkStatus();
-  entry.status.state = ModelState::kUnloading;
-  entry.status.reason = "unloading";
+  bool loaded = false;
+  for (auto& [version, v] : entry.versions) {
+    if (v.model == nullptr) continue;
+    loaded = true;
+    v.status.state = ModelState::kUnloading;
+    v.status.reason = "unloading";
+  }
+  if (!loaded) return absl::OkStatus();
   Update(name, entry);
-  entry.model->Stop();
-  entry.model.reset();
-  entry.status.state = ModelState::kUnavailable;
-  entry.status.reason = "unloaded";
-  Update(name, std::move(entry));
+  for (auto& [version, v] : entry.versions) {
+    if (v.model != nullptr) v.model->Stop();
+  }
+  Entry unloaded;
+  unloaded.status = ModelStatus{name, "", ModelState::kUnavailable, "unloaded"};
+  Update(name, std::move(unloaded));
   spdlog::info("model '{}' unloaded", name);
   return absl::OkStatus();
 }
 
 void ModelRepository::DiscoverOnly() {
   absl::MutexLock lifecycle(&lifecycle_mu_);
-  Table scanned = Scan();
-  for (auto& [name, entry] : scanned) {
-    if (entry.status.state == ModelState::kLoading) {
-      entry.status.state = ModelState::kUnavailable;
-      entry.status.reason = "not loaded (load_mode explicit)";
-    }
+  auto table = std::make_shared<Table>();
+  for (const std::string& name : ScanNames()) {
+    (*table)[name].status =
+        ModelStatus{name, "", ModelState::kUnavailable, "not loaded (load_mode explicit)"};
   }
   absl::MutexLock write_lock(&write_mu_);
-  Publish(std::make_shared<const Table>(std::move(scanned)));
+  Publish(std::move(table));
 }
 
 absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::GetReady(
@@ -236,16 +431,40 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::GetReady(
     return absl::NotFoundError(absl::StrCat("unknown model '", name, "'"));
   }
   const Entry& entry = it->second;
-  if (!version.empty() && version != entry.status.version) {
+  if (entry.versions.empty()) {
+    return absl::UnavailableError(absl::StrCat("model '", name, "' is ",
+                                               ModelStateName(entry.status.state),
+                                               entry.status.reason.empty() ? "" : ": ",
+                                               entry.status.reason));
+  }
+  if (version.empty()) {
+    std::vector<std::string> states;
+    for (auto v = entry.versions.rbegin(); v != entry.versions.rend(); ++v) {
+      if (v->second.status.state == ModelState::kReady && v->second.model != nullptr) {
+        return v->second.model;
+      }
+      states.push_back(absl::StrCat("version ", v->first, " ",
+                                    ModelStateName(v->second.status.state),
+                                    v->second.status.reason.empty() ? "" : ": ",
+                                    v->second.status.reason));
+    }
+    return absl::UnavailableError(absl::StrCat("model '", name, "' has no READY version (",
+                                               absl::StrJoin(states, "; "), ")"));
+  }
+  int64_t number = -1;
+  auto v = absl::SimpleAtoi(version, &number) ? entry.versions.find(number) : entry.versions.end();
+  if (v == entry.versions.end()) {
+    std::vector<int64_t> served;
+    for (const auto& [n, unused] : entry.versions) served.push_back(n);
     return absl::NotFoundError(absl::StrCat("model '", name, "' has no version '", version,
-                                            "' (served: '", entry.status.version, "')"));
+                                            "' (versions: ", absl::StrJoin(served, ", "), ")"));
   }
-  if (entry.status.state != ModelState::kReady || entry.model == nullptr) {
-    return absl::UnavailableError(
-        absl::StrCat("model '", name, "' is ", ModelStateName(entry.status.state),
-                     entry.status.reason.empty() ? "" : ": ", entry.status.reason));
+  if (v->second.status.state != ModelState::kReady || v->second.model == nullptr) {
+    return absl::UnavailableError(absl::StrCat(
+        "model '", name, "' version ", v->first, " is ", ModelStateName(v->second.status.state),
+        v->second.status.reason.empty() ? "" : ": ", v->second.status.reason));
   }
-  return entry.model;
+  return v->second.model;
 }
 
 absl::StatusOr<ModelStatus> ModelRepository::GetStatus(absl::string_view name) const {
@@ -254,14 +473,22 @@ absl::StatusOr<ModelStatus> ModelRepository::GetStatus(absl::string_view name) c
   if (it == table->end()) {
     return absl::NotFoundError(absl::StrCat("unknown model '", name, "'"));
   }
-  return it->second.status;
+  const Entry& entry = it->second;
+  if (entry.versions.empty()) return entry.status;
+  for (auto v = entry.versions.rbegin(); v != entry.versions.rend(); ++v) {
+    if (v->second.status.state == ModelState::kReady) return v->second.status;
+  }
+  return entry.versions.rbegin()->second.status;
 }
 
 std::vector<ModelStatus> ModelRepository::Index() const {
   std::shared_ptr<const Table> table = Snapshot();
   std::vector<ModelStatus> index;
   index.reserve(table->size());
-  for (const auto& [name, entry] : *table) index.push_back(entry.status);
+  for (const auto& [name, entry] : *table) {
+    if (entry.versions.empty()) index.push_back(entry.status);
+    for (const auto& [version, v] : entry.versions) index.push_back(v.status);
+  }
   return index;
 }
 
@@ -269,7 +496,22 @@ std::vector<std::shared_ptr<const Model>> ModelRepository::LoadedModels() const 
   std::shared_ptr<const Table> table = Snapshot();
   std::vector<std::shared_ptr<const Model>> models;
   for (const auto& [name, entry] : *table) {
-    if (entry.model != nullptr) models.push_back(entry.model);
+    for (const auto& [version, v] : entry.versions) {
+      if (v.model != nullptr) models.push_back(v.model);
+    }
+  }
+  return models;
+}
+
+std::vector<std::shared_ptr<const Model>> ModelRepository::ReadyModels(
+    absl::string_view name) const {
+  std::shared_ptr<const Table> table = Snapshot();
+  std::vector<std::shared_ptr<const Model>> models;
+  for (const auto& [model_name, entry] : *table) {
+    if (!name.empty() && model_name != name) continue;
+    for (const auto& [version, v] : entry.versions) {
+      if (v.status.state == ModelState::kReady && v.model != nullptr) models.push_back(v.model);
+    }
   }
   return models;
 }
@@ -279,20 +521,19 @@ void ModelRepository::UnloadAll() {
   absl::MutexLock write_lock(&write_mu_);
   auto unloading = std::make_shared<Table>(*Snapshot());
   for (auto& [name, entry] : *unloading) {
-    if (entry.model != nullptr) {
-      entry.status.state = ModelState::kUnloading;
+    for (auto& [version, v] : entry.versions) {
+      if (v.model != nullptr) v.status.state = ModelState::kUnloading;
     }
   }
   Publish(unloading);
   for (auto& [name, entry] : *unloading) {
-    if (entry.model != nullptr) entry.model->Stop();
+    for (auto& [version, v] : entry.versions) {
+      if (v.model != nullptr) v.model->Stop();
+    }
   }
-  auto done = std::make_shared<Table>(*unloading);
-  for (auto& [name, entry] : *done) {
-    if (entry.model == nullptr) continue;
-    entry.model.reset();
-    entry.status.state = ModelState::kUnavailable;
-    entry.status.reason = "unloaded";
+  auto done = std::make_shared<Table>();
+  for (const auto& [name, entry] : *unloading) {
+    (*done)[name].status = ModelStatus{name, "", ModelState::kUnavailable, "unloaded"};
   }
   Publish(std::move(done));
 }

@@ -1,5 +1,5 @@
-// ModelRepository: the models under <root>/<model>/<version>/model.onnx and
-// their lifecycle states.
+// ModelRepository: the models under <root>/<model>/<version>/model.onnx, the
+// versions each one serves, and their lifecycle states.
 //
 //   ModelRepository::Options options;
 //   options.root = "/models";
@@ -8,10 +8,13 @@
 //   ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, repository->GetReady("mlp", ""));
 //
 // Layout: every directory under root (not starting with '.') is a model; its
-// numeric subdirectories are versions and the highest one is served. A model that
-// fails to load is UNAVAILABLE with the reason while the others serve.
-// Lookups copy a shared_ptr to an immutable snapshot under a short lock and never
-// wait for a load; a Model stays alive while a request holds it.
+// numeric subdirectories are versions. The model's version_policy (config.yaml:
+// latest N, specific [..] or all; default latest 1) selects the versions served
+// at once, each its own Model (sessions and batcher). A version that fails to
+// load is UNAVAILABLE with the reason while the others serve; a model whose
+// config.yaml is unreadable, or that has no version, is one UNAVAILABLE entry.
+// Lookups copy a shared_ptr to an immutable snapshot under a short lock and
+// never wait for a load; a Model stays alive while a request holds it.
 // Thread-safe.
 #pragma once
 
@@ -19,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +31,12 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "onyx/session.h"
+#include "server/config/model_config.h"
 #include "server/models/model.h"
 
 namespace onyx::server {
 
-// Lifecycle of a model in the repository (as RepositoryIndex reports it).
+// Lifecycle of a model version in the repository (as RepositoryIndex reports it).
 enum class ModelState {
   kLoading,      // sessions being built; not yet serving
   kReady,        // serving
@@ -44,9 +49,19 @@ absl::string_view ModelStateName(ModelState state);
 
 struct ModelStatus {
   std::string name;
-  std::string version;  // served (or to-be-served) version; "" when none found
+  std::string version;  // the version described; "" for a model-wide entry
   ModelState state = ModelState::kUnavailable;
   std::string reason;  // why not READY; empty when READY
+};
+
+// What RepositoryModelLoad's parameters override for one load.
+struct LoadOverrides {
+  // Model configuration text (YAML or JSON) used instead of config.yaml.
+  std::optional<std::string> config;
+  // "<version>/model.onnx" -> file contents. When non-empty the model's
+  // versions come from these files (written to a private temporary directory),
+  // not from the repository directory.
+  std::map<std::string, std::string> files;
 };
 
 class ModelRepository {
@@ -58,6 +73,11 @@ class ModelRepository {
     // Optional: told about every engine run of every model's dynamic batcher
     // (the model's name, requests merged, their rows). Must not block.
     std::function<void(const std::string& model, int64_t requests, int64_t rows)> on_batch;
+    // Optional: each request's queue wait and engine run time, with the model's
+    // name and version (see DynamicBatcher::Options::on_timing). Must not block.
+    std::function<void(const std::string& model, const std::string& version,
+                       absl::Duration queued, absl::Duration compute)>
+        on_timing;
   };
 
   // NOT_FOUND when root is not a directory. Does not scan or load.
@@ -66,68 +86,92 @@ class ModelRepository {
   // Stops every model (draining its queue).
   ~ModelRepository();
 
-  // Scans root, marks every model found LOADING, then loads them one by one;
-  // each ends READY or UNAVAILABLE. Blocks until all are done. Call once.
+  // Scans root and loads every model found, one by one, each selected version
+  // ending READY or UNAVAILABLE. Blocks until all are done. Call once.
   void LoadAll();
 
   // Scans root and lists every model found as UNAVAILABLE ("not loaded") without
   // loading anything (load_mode explicit).
   void DiscoverOnly();
 
-  // The served model for `name`. `version` "" means the served version; any
-  // other value must equal it. NOT_FOUND for an unknown name or version,
-  // UNAVAILABLE (with the reason) when the model is not READY.
+  // A serving version of `name`. `version` "" means the highest READY version;
+  // any other value names one version. NOT_FOUND for an unknown name or a
+  // version the policy does not select (the message lists those it does),
+  // UNAVAILABLE (with the reason) when that version, or for "" every version,
+  // is not READY.
   absl::StatusOr<std::shared_ptr<const Model>> GetReady(absl::string_view name,
                                                         absl::string_view version) const;
 
-  // State of one model; NOT_FOUND when the repository has no such model.
+  // State of one model: its highest READY version, else its highest version,
+  // else the model-wide entry. NOT_FOUND when the repository has no such model.
   absl::StatusOr<ModelStatus> GetStatus(absl::string_view name) const;
 
-  // Every model, sorted by name.
+  // One entry per selected version (a model-wide entry for a model without
+  // any), sorted by name then version.
   std::vector<ModelStatus> Index() const;
 
   // Every loaded model version (READY or UNLOADING), sorted by name then
   // version: what metrics read at scrape time. The shared_ptrs keep them alive.
   std::vector<std::shared_ptr<const Model>> LoadedModels() const;
 
+  // Every READY version of `name` ("" = of every model), sorted by name then
+  // version: what ModelMetadata and ModelStatistics describe.
+  std::vector<std::shared_ptr<const Model>> ReadyModels(absl::string_view name) const;
+
   // Marks every model UNLOADING, drains and stops them, then forgets them.
   void UnloadAll();
 
-  // Loads (or reloads) one model: rescans <root>/<name> and serves its highest
-  // version. A model with no serving version is LOADING meanwhile; a serving one
-  // keeps serving until the new version is READY, then the old one drains (every
-  // request it accepted completes). Blocks for the whole load. Errors:
-  // INVALID_ARGUMENT ("outside the repository") for a name with '/', '\\', "..",
-  // a leading '.', or one that resolves outside root; NOT_FOUND when root has no
-  // such directory; otherwise the load error — the model is then UNAVAILABLE
-  // with that reason, unless an older version keeps serving.
-  absl::Status Load(absl::string_view name);
+  // Loads (or reloads) one model: reads its configuration (or overrides.config)
+  // and serves the versions its version_policy selects from <root>/<name> (or
+  // from overrides.files). Each selected version loads beside whatever serves
+  // now; a version that was serving keeps serving until its replacement is
+  // READY; versions no longer selected drain (every request they accepted
+  // completes) and unload. Blocks for the whole load. Errors:
+  // INVALID_ARGUMENT ("outside the repository") for a name with '/', '\\',
+  // "..", a leading '.', or one that resolves outside root, and for a file
+  // override path that is not "<version>/model.onnx"; NOT_FOUND when root has
+  // no such directory (and no files are given); a configuration that does not
+  // parse (INVALID_ARGUMENT); otherwise, when versions fail, the first one's
+  // error code with every failed version's message — those versions are
+  // UNAVAILABLE with their reason while the rest serve.
+  absl::Status Load(absl::string_view name, const LoadOverrides& overrides = {});
 
-  // Marks the model UNLOADING (no new requests), drains its accepted requests,
-  // drops its sessions and leaves it UNAVAILABLE ("unloaded"). Blocks until
-  // drained. Unloading a model that is not loaded is OK. Errors: as Load's
-  // name checks, NOT_FOUND for a name the repository does not list.
+  // Marks every version UNLOADING (no new requests), drains their accepted
+  // requests, drops their sessions and leaves the model UNAVAILABLE
+  // ("unloaded"). Blocks until drained. Unloading a model that is not loaded is
+  // OK. Errors: as Load's name checks, NOT_FOUND for a name the repository
+  // does not list.
   absl::Status Unload(absl::string_view name);
 
   const std::string& root() const { return options_.root; }
 
  private:
-  struct Entry {
+  struct Version {
     ModelStatus status;
-    int64_t version = -1;                // -1: no usable version directory
-    std::shared_ptr<const Model> model;  // set iff READY (or UNLOADING)
+    std::shared_ptr<const Model> model;  // set iff READY or UNLOADING
+  };
+  struct Entry {
+    ModelStatus status;                 // model-wide: used when `versions` is empty
+    std::map<int64_t, Version> versions;  // the selected versions
+    // The private directory holding override files; removed with the last copy.
+    std::shared_ptr<const std::string> files_dir;
   };
   using Table = std::map<std::string, Entry, std::less<>>;
 
   explicit ModelRepository(Options options);
-  // Finds models and their highest version on disk.
-  Table Scan() const;
-  // One model directory; state LOADING, or UNAVAILABLE without a version.
-  Entry ScanOne(const std::string& name) const;
+  // Names of the model directories under root.
+  std::vector<std::string> ScanNames() const;
   // INVALID_ARGUMENT unless `name` is a plain directory name inside root.
   absl::Status CheckName(absl::string_view name) const;
-  // Builds version entry.version of `name`; fills entry.model or the reason.
-  void LoadEntry(const std::string& name, Entry& entry) const;
+  // Loads `name` as Load() describes; lifecycle_mu_ held.
+  absl::Status LoadLocked(const std::string& name, const LoadOverrides& overrides)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
+  // Builds one version; OK with the model or the load error.
+  absl::StatusOr<std::shared_ptr<const Model>> LoadVersion(const std::string& name,
+                                                           int64_t version,
+                                                           const std::string& model_path,
+                                                           const ModelConfigFile& config,
+                                                           const std::string& config_source) const;
   std::shared_ptr<const Table> Snapshot() const;
   // Copy-on-write update of one entry (or insertion).
   void Update(const std::string& name, Entry entry);

@@ -20,22 +20,30 @@ RequestTimings Timings(int64_t batch, uint64_t end_ms) {
   return t;
 }
 
-TEST(ModelStatsTest, CountsInferencesByBatchSizeAndExecutionsByRequest) {
+TEST(ModelStatsTest, CountsInferencesByRequestRowsAndExecutionsByEngineRun) {
   ModelStats stats;
   stats.RecordSuccess(Timings(4, 1000));
   stats.RecordSuccess(Timings(4, 1500));
   stats.RecordSuccess(Timings(0, 1200));  // no batch dimension: one inference
+  // The scheduler ran the two 4-row requests as one 8-row batch, and the
+  // unbatched one alone.
+  stats.RecordExecution(8, 500);
+  stats.RecordExecution(0, 70);
   const ModelStatsSnapshot s = stats.Snapshot();
   EXPECT_EQ(s.inference_count, 9u);
-  EXPECT_EQ(s.execution_count, 3u);
+  EXPECT_EQ(s.execution_count, 2u);
   EXPECT_EQ(s.last_inference_ms, 1500u);
   EXPECT_EQ(s.success.count, 3u);
   EXPECT_EQ(s.success.ns, 300u);
+  EXPECT_EQ(s.queue.count, 3u);
+  EXPECT_EQ(s.queue.ns, 30u);
   EXPECT_EQ(s.compute_infer.ns, 90u);
   ASSERT_EQ(s.batches.size(), 2u);
-  EXPECT_EQ(s.batches.at(4).compute_input.count, 2u);
-  EXPECT_EQ(s.batches.at(4).compute_output.ns, 80u);
+  EXPECT_EQ(s.batches.at(8).compute_infer.count, 1u);
+  EXPECT_EQ(s.batches.at(8).compute_infer.ns, 500u);
   EXPECT_EQ(s.batches.at(1).compute_infer.count, 1u);
+  EXPECT_EQ(s.batches.at(1).compute_infer.ns, 70u);
+  EXPECT_EQ(s.batches.at(8).compute_input.count, 0u);  // per request, not per run
   EXPECT_EQ(s.fail.count, 0u);
 }
 
@@ -56,7 +64,10 @@ TEST(ModelStatsTest, ConcurrentRecordsAreAllCounted) {
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) {
     threads.emplace_back([&stats] {
-      for (int j = 0; j < 1000; ++j) stats.RecordSuccess(Timings(2, 1));
+      for (int j = 0; j < 1000; ++j) {
+        stats.RecordSuccess(Timings(2, 1));
+        stats.RecordExecution(2, 5);
+      }
     });
   }
   for (std::thread& t : threads) t.join();

@@ -30,7 +30,112 @@ void CopyRows(const onyx::Tensor& src, int64_t src_row, onyx::Tensor& dst, int64
               static_cast<const char*>(src.raw()) + src_row * row_bytes, rows * row_bytes);
 }
 
+template <typename T>
+void FillAll(onyx::Tensor& t, T value) {
+  T* p = t.mutable_data<T>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = value;
+}
+
+// Every element of `t` set to `value` in t's type.
+void Fill(onyx::Tensor& t, double value) {
+  switch (t.type()) {
+    case onyx::DataType::kFloat: return FillAll(t, static_cast<float>(value));
+    case onyx::DataType::kDouble: return FillAll(t, value);
+    case onyx::DataType::kUint8: return FillAll(t, static_cast<uint8_t>(value));
+    case onyx::DataType::kInt8: return FillAll(t, static_cast<int8_t>(value));
+    case onyx::DataType::kUint16: return FillAll(t, static_cast<uint16_t>(value));
+    case onyx::DataType::kInt16: return FillAll(t, static_cast<int16_t>(value));
+    case onyx::DataType::kUint32: return FillAll(t, static_cast<uint32_t>(value));
+    case onyx::DataType::kInt32: return FillAll(t, static_cast<int32_t>(value));
+    case onyx::DataType::kUint64: return FillAll(t, static_cast<uint64_t>(value));
+    case onyx::DataType::kInt64: return FillAll(t, static_cast<int64_t>(value));
+    case onyx::DataType::kBool: return FillAll(t, value != 0);
+    case onyx::DataType::kFloat16:
+      return FillAll(t, onyx::FloatToHalf(static_cast<float>(value)));
+    case onyx::DataType::kBFloat16:
+      return FillAll(t, onyx::FloatToBFloat16(static_cast<float>(value)));
+    default:
+      return;  // strings stay empty; complex types are never served
+  }
+}
+
+// Copies `src` into the leading corner of `dst` (same rank and type, every
+// dim of dst >= src's, dst differing only along `axis`).
+void CopyAlongAxis(const onyx::Tensor& src, onyx::Tensor& dst, size_t axis, int64_t copy_len) {
+  const onyx::Dims& s = src.dims();
+  const onyx::Dims& d = dst.dims();
+  int64_t outer = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= s[i];
+  const int64_t inner = onyx::NumElements(absl::MakeConstSpan(s).subspan(axis + 1));
+  const int64_t src_block = s[axis] * inner;
+  const int64_t dst_block = d[axis] * inner;
+  const int64_t n = copy_len * inner;
+  if (src.type() == onyx::DataType::kString) {
+    const std::string* from = src.data<std::string>();
+    std::string* to = dst.mutable_data<std::string>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < n; ++i) to[o * dst_block + i] = from[o * src_block + i];
+    }
+    return;
+  }
+  const size_t elem = onyx::ElementSize(src.type());
+  if (n == 0) return;
+  for (int64_t o = 0; o < outer; ++o) {
+    std::memcpy(static_cast<char*>(dst.mutable_raw()) + o * dst_block * elem,
+                static_cast<const char*>(src.raw()) + o * src_block * elem, n * elem);
+  }
+}
+
 }  // namespace
+
+absl::StatusOr<onyx::Tensor> PadAxis(const onyx::Tensor& tensor, size_t axis, int64_t size,
+                                     double pad_value) {
+  if (axis >= tensor.dims().size() || tensor.dims()[axis] > size) {
+    return absl::InvalidArgumentError(absl::StrCat("PadAxis: cannot pad dimension ", axis, " of ",
+                                                   onyx::DimsToString(tensor.dims()), " to ",
+                                                   size));
+  }
+  if (tensor.dims()[axis] == size) return tensor;
+  onyx::Dims dims = tensor.dims();
+  dims[axis] = size;
+  onyx::Tensor out = onyx::Tensor::Allocate(tensor.type(), dims);
+  if (pad_value != 0) Fill(out, pad_value);
+  CopyAlongAxis(tensor, out, axis, tensor.dims()[axis]);
+  return out;
+}
+
+absl::StatusOr<onyx::Tensor> SliceAxis(const onyx::Tensor& tensor, size_t axis, int64_t length) {
+  if (axis >= tensor.dims().size() || length < 0 || tensor.dims()[axis] < length) {
+    return absl::InvalidArgumentError(absl::StrCat("SliceAxis: cannot take ", length,
+                                                   " positions of dimension ", axis, " of ",
+                                                   onyx::DimsToString(tensor.dims())));
+  }
+  if (tensor.dims()[axis] == length) return tensor;
+  onyx::Dims dims = tensor.dims();
+  dims[axis] = length;
+  onyx::Tensor out = onyx::Tensor::Allocate(tensor.type(), dims);
+  // Copying into a smaller destination: walk it with the source's stride.
+  const onyx::Dims& s = tensor.dims();
+  int64_t outer = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= s[i];
+  const int64_t inner = onyx::NumElements(absl::MakeConstSpan(s).subspan(axis + 1));
+  const int64_t n = length * inner;
+  if (tensor.type() == onyx::DataType::kString) {
+    const std::string* from = tensor.data<std::string>();
+    std::string* to = out.mutable_data<std::string>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < n; ++i) to[o * n + i] = from[o * s[axis] * inner + i];
+    }
+    return out;
+  }
+  const size_t elem = onyx::ElementSize(tensor.type());
+  if (n == 0) return out;
+  for (int64_t o = 0; o < outer; ++o) {
+    std::memcpy(static_cast<char*>(out.mutable_raw()) + o * n * elem,
+                static_cast<const char*>(tensor.raw()) + o * s[axis] * inner * elem, n * elem);
+  }
+  return out;
+}
 
 absl::StatusOr<size_t> ChooseBucket(absl::Span<const int64_t> buckets, int64_t batch_size) {
   if (batch_size >= 1) {

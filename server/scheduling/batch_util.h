@@ -5,6 +5,8 @@
 //   ASSIGN_OR_RETURN(size_t i, ChooseBucket({1, 2, 4, 8}, 3));       // i == 2 (B = 4)
 //   ASSIGN_OR_RETURN(Tensor padded, ConcatAndPad({x}, 4));            // rows 3..4 zero
 //   ASSIGN_OR_RETURN(Tensor y0, SliceRows(model_output, 0, 3));      // back to 3 rows
+//   ASSIGN_OR_RETURN(Tensor p, PadAxis(ids, 1, 16, 0.0));            // [b, 5] -> [b, 16]
+//   ASSIGN_OR_RETURN(Tensor s, SliceAxis(p_out, 1, 5));               // [b, 16] -> [b, 5]
 //
 // Pure functions: thread-safe. Results own fresh storage unless stated.
 #pragma once
@@ -31,5 +33,16 @@ absl::StatusOr<onyx::Tensor> ConcatAndPad(absl::Span<const onyx::Tensor> parts, 
 // Rows [begin, begin + count) of `tensor` (rank >= 1). The whole tensor is
 // returned as is (shared buffer). INVALID_ARGUMENT when out of range.
 absl::StatusOr<onyx::Tensor> SliceRows(const onyx::Tensor& tensor, int64_t begin, int64_t count);
+
+// `tensor` with dimension `axis` extended to `size` (>= its length); the new
+// positions hold `pad_value` converted to the tensor's type ("" for strings,
+// value != 0 for bool). Returned as is (shared buffer) when already `size`.
+// INVALID_ARGUMENT when axis is out of range or the dim is longer than size.
+absl::StatusOr<onyx::Tensor> PadAxis(const onyx::Tensor& tensor, size_t axis, int64_t size,
+                                     double pad_value);
+
+// The first `length` positions of dimension `axis` of `tensor`. Returned as is
+// (shared buffer) when already `length`. INVALID_ARGUMENT when out of range.
+absl::StatusOr<onyx::Tensor> SliceAxis(const onyx::Tensor& tensor, size_t axis, int64_t length);
 
 }  // namespace onyx::server

@@ -102,5 +102,51 @@ TEST(BatchUtilTest, SlicesRows) {
   EXPECT_FALSE(SliceRows(y, -1, 1).ok());
 }
 
+TEST(BatchUtilTest, PadsAMiddleAxisWithThePadValue) {
+  // [2, 2, 3] padded along axis 1 to 3: each [2, 3] block gets a row of -1.
+  const onyx::Tensor x = FloatTensor({2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  absl::StatusOr<onyx::Tensor> padded = PadAxis(x, 1, 3, -1.0);
+  ASSERT_TRUE(padded.ok()) << padded.status();
+  EXPECT_THAT(padded->dims(), ElementsAre(2, 3, 3));
+  EXPECT_THAT(FloatValues(*padded), ElementsAre(1, 2, 3, 4, 5, 6, -1, -1, -1,  //
+                                                7, 8, 9, 10, 11, 12, -1, -1, -1));
+  // Back to the true length: the original values, nothing else.
+  absl::StatusOr<onyx::Tensor> sliced = SliceAxis(*padded, 1, 2);
+  ASSERT_TRUE(sliced.ok()) << sliced.status();
+  EXPECT_THAT(sliced->dims(), ElementsAre(2, 2, 3));
+  EXPECT_THAT(FloatValues(*sliced), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12));
+}
+
+TEST(BatchUtilTest, PadsTheLastAxisOfIntegersAndStrings) {
+  onyx::Tensor ids = onyx::Tensor::Allocate(onyx::DataType::kInt64, {2, 2});
+  for (int64_t i = 0; i < 4; ++i) ids.mutable_data<int64_t>()[i] = i + 1;
+  absl::StatusOr<onyx::Tensor> padded = PadAxis(ids, 1, 4, 7.0);
+  ASSERT_TRUE(padded.ok()) << padded.status();
+  EXPECT_THAT(std::vector<int64_t>(padded->data<int64_t>(), padded->data<int64_t>() + 8),
+              ElementsAre(1, 2, 7, 7, 3, 4, 7, 7));
+  absl::StatusOr<onyx::Tensor> cut = SliceAxis(*padded, 1, 1);
+  ASSERT_TRUE(cut.ok());
+  EXPECT_THAT(std::vector<int64_t>(cut->data<int64_t>(), cut->data<int64_t>() + 2),
+              ElementsAre(1, 3));
+
+  onyx::Tensor words = onyx::Tensor::Allocate(onyx::DataType::kString, {1, 2});
+  words.mutable_data<std::string>()[0] = "a";
+  words.mutable_data<std::string>()[1] = "b";
+  absl::StatusOr<onyx::Tensor> padded_words = PadAxis(words, 1, 3, 0);
+  ASSERT_TRUE(padded_words.ok());
+  const std::string* w = padded_words->data<std::string>();
+  EXPECT_THAT(std::vector<std::string>(w, w + 3), ElementsAre("a", "b", ""));
+}
+
+TEST(BatchUtilTest, PadAndSliceRefuseOutOfRange) {
+  const onyx::Tensor x = FloatTensor({1, 4}, {1, 2, 3, 4});
+  EXPECT_EQ(PadAxis(x, 1, 3, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PadAxis(x, 2, 8, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SliceAxis(x, 1, 5).status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<onyx::Tensor> same = PadAxis(x, 1, 4, 0);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->raw(), x.raw());  // already the size: shared, not copied
+}
+
 }  // namespace
 }  // namespace onyx::server

@@ -159,5 +159,80 @@ TEST(BucketRunnerTest, RunBatchStacksRequestsAndReturnsEachItsOwnRows) {
   EXPECT_THAT(FloatValues((*results)[1].outputs[1]), ElementsAre(50, 60));
 }
 
+// y = 10 * x elementwise over [B, S]; the fake's sequence dim "seq" is axis 1
+// of input x (padded with -1) and of output y (sliced back).
+absl::StatusOr<std::vector<onyx::Value>> TimesTen(size_t, const onyx::Feeds& feeds,
+                                                  const std::vector<std::string>&) {
+  const onyx::Tensor& x = feeds.at(0).second.tensor();
+  onyx::Tensor y = onyx::Tensor::Allocate(onyx::DataType::kFloat, x.dims());
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    y.mutable_data<float>()[i] = 10 * x.data<float>()[i];
+  }
+  std::vector<onyx::Value> result;
+  result.emplace_back(std::move(y));
+  return result;
+}
+
+std::unique_ptr<FakeModel> SequenceModel() {
+  auto model = std::make_unique<FakeModel>(std::vector<int64_t>{1, 2}, TimesTen);
+  PaddedDim seq;
+  seq.name = "seq";
+  seq.sizes = {4, 8};
+  seq.inputs = {PaddedDim::Use{"x", 1, -1.0}};
+  seq.outputs = {PaddedDim::Use{"y", 1, 0}};
+  model->set_padded_dims({seq});
+  return model;
+}
+
+TEST(BucketRunnerTest, PadsEachRequestToTheSmallestSizeAndSlicesOutputsBack) {
+  std::unique_ptr<FakeModel> model = SequenceModel();
+  auto a = Request(FloatTensor({1, 3}, {1, 2, 3}), 1, {"y"});
+  auto b = Request(FloatTensor({1, 2}, {4, 5}), 1, {"y"});
+  EXPECT_TRUE(CanShareBatch(*model, *a, *b));  // both pad to 4
+  const InferenceRequest* both[] = {a.get(), b.get()};
+  absl::StatusOr<std::vector<InferenceResult>> results = RunBatchOnBucket(*model, both);
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(model->calls().size(), 1u);
+  // Batch bucket 2 (index 1) x size 4 (index 0): session 1 * 2 + 0.
+  EXPECT_EQ(model->calls()[0].bucket_index, 2u);
+  const onyx::Tensor& fed = model->calls()[0].feeds.at(0).second.tensor();
+  EXPECT_THAT(fed.dims(), ElementsAre(2, 4));
+  EXPECT_THAT(FloatValues(fed), ElementsAre(1, 2, 3, -1, 4, 5, -1, -1));
+  ASSERT_EQ(results->size(), 2u);
+  EXPECT_THAT((*results)[0].outputs[0].dims(), ElementsAre(1, 3));
+  EXPECT_THAT(FloatValues((*results)[0].outputs[0]), ElementsAre(10, 20, 30));
+  EXPECT_THAT((*results)[1].outputs[0].dims(), ElementsAre(1, 2));
+  EXPECT_THAT(FloatValues((*results)[1].outputs[0]), ElementsAre(40, 50));
+}
+
+TEST(BucketRunnerTest, OnlyRequestsPaddedToTheSameSizeShareABatch) {
+  std::unique_ptr<FakeModel> model = SequenceModel();
+  auto short_one = Request(FloatTensor({1, 3}, {1, 2, 3}), 1, {"y"});
+  auto long_one = Request(FloatTensor({1, 5}, {1, 2, 3, 4, 5}), 1, {"y"});
+  EXPECT_FALSE(CanShareBatch(*model, *short_one, *long_one));  // 4 vs 8
+  EXPECT_FALSE(CanShareBatch(*short_one, *long_one));          // without padding: dims differ
+  const InferenceRequest* mixed[] = {short_one.get(), long_one.get()};
+  EXPECT_EQ(RunBatchOnBucket(*model, mixed).status().code(), absl::StatusCode::kInvalidArgument);
+
+  absl::StatusOr<InferenceResult> alone = RunOnBucket(*model, *long_one);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_EQ(model->calls().back().bucket_index, 1u);  // bucket 1 x size 8
+  EXPECT_THAT(FloatValues(model->calls().back().feeds.at(0).second.tensor()),
+              ElementsAre(1, 2, 3, 4, 5, -1, -1, -1));
+  EXPECT_THAT(FloatValues(alone->outputs[0]), ElementsAre(10, 20, 30, 40, 50));
+}
+
+TEST(BucketRunnerTest, RequestLongerThanTheLargestSizeNamesInputDimAndLimit) {
+  std::unique_ptr<FakeModel> model = SequenceModel();
+  auto too_long = Request(FloatTensor({1, 9}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), 1, {"y"});
+  absl::StatusOr<std::vector<size_t>> sizes = PaddedSizeIndexes(*model, *too_long);
+  EXPECT_EQ(sizes.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(sizes.status().message(), HasSubstr("input 'x'"));
+  EXPECT_THAT(sizes.status().message(), HasSubstr("'seq'"));
+  EXPECT_THAT(sizes.status().message(), HasSubstr("largest padded size 8"));
+  EXPECT_EQ(RunOnBucket(*model, *too_long).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(model->calls().empty());
+}
+
 }  // namespace
 }  // namespace onyx::server

@@ -45,6 +45,13 @@ DynamicBatcher::DynamicBatcher(Options options, int64_t max_batch_size)
 DynamicBatcher::~DynamicBatcher() { Stop(); }
 
 absl::Status DynamicBatcher::Enqueue(std::unique_ptr<InferenceRequest> request, DoneCallback done) {
+  if (!options_.model->padded_dims().empty()) {
+    absl::StatusOr<std::vector<size_t>> sizes = PaddedSizeIndexes(*options_.model, *request);
+    if (!sizes.ok()) {
+      return absl::Status(sizes.status().code(), absl::StrCat("model '", options_.model_name,
+                                                              "': ", sizes.status().message()));
+    }
+  }
   const absl::Time now = clock_->Now();
   absl::MutexLock lock(&mu_);
   if (stopping_) {
@@ -57,7 +64,7 @@ absl::Status DynamicBatcher::Enqueue(std::unique_ptr<InferenceRequest> request, 
                      options_.max_queue_size, " requests waiting)"));
   }
   const absl::Time deadline = std::min(request->deadline, now + request->timeout);
-  queue_.push_back(Entry{std::move(request), std::move(done), now, deadline});
+  queue_.push_back(Entry{std::move(request), std::move(done), now, deadline, now});
   ++arrivals_;
   return absl::OkStatus();
 }
@@ -115,7 +122,7 @@ std::vector<size_t> DynamicBatcher::PlanBatch(int64_t* rows) const {
   }
   for (size_t i = 1; i < queue_.size() && *rows < max_batch_size_; ++i) {
     const InferenceRequest& next = *queue_[i].request;
-    if (*rows + next.batch_size <= max_batch_size_ && CanShareBatch(head, next)) {
+    if (*rows + next.batch_size <= max_batch_size_ && CanShareBatch(*options_.model, head, next)) {
       positions.push_back(i);
       *rows += next.batch_size;
     }
@@ -149,6 +156,7 @@ bool DynamicBatcher::TakeWork(Work* work) {
       work->batch.resize(positions.size());
       for (size_t k = positions.size(); k-- > 0;) {
         work->batch[k] = std::move(queue_[positions[k]]);
+        work->batch[k].taken = now;
         queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(positions[k]));
       }
       running_ += static_cast<int64_t>(work->batch.size());
@@ -175,11 +183,19 @@ void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
     requests.push_back(entry.request.get());
     rows += entry.request->batch_size;
   }
+  const absl::Time started = clock_->Now();
   absl::StatusOr<std::vector<InferenceResult>> results =
       RunBatchOnBucket(*options_.model, requests);
+  const absl::Duration compute = clock_->Now() - started;
+  if (options_.on_execution) options_.on_execution(rows, compute);
   if (options_.on_batch) options_.on_batch(static_cast<int64_t>(batch.size()), rows);
+  if (options_.on_timing) {
+    for (const Entry& entry : batch) options_.on_timing(entry.taken - entry.enqueued, compute);
+  }
   for (size_t i = 0; i < batch.size(); ++i) {
     if (results.ok()) {
+      (*results)[i].queue_time = batch[i].taken - batch[i].enqueued;
+      (*results)[i].compute_time = compute;
       std::move(batch[i].done)(std::move((*results)[i]));
     } else {
       std::move(batch[i].done)(results.status());

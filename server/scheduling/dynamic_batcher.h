@@ -14,14 +14,17 @@
 //
 // Forming a batch: a free worker looks at the oldest queued request (the head)
 // and gathers, in arrival order, every later request that CanShareBatch() with
-// it (bucket_runner.h) while the rows stay <= max_batch_size. It runs the batch
+// it (bucket_runner.h; with padded dims, only requests padded to the same
+// sizes) while the rows stay <= max_batch_size. It runs the batch
 // at once when its rows reach max_batch_size or equal a bucket exactly (the
 // buckets are the preferred sizes: no padding), when the head has waited
 // max_queue_delay, or when stopping; otherwise it waits for more arrivals until
 // then. Incompatible requests are never merged; they form their own batches.
 // The batch is stacked along dimension 0, zero-padded to the smallest bucket
 // that holds it, run once, and each request gets exactly its own rows back.
-// A model without buckets runs each request alone.
+// A model without buckets runs each request alone. Each result carries its
+// queue time (Enqueue until a worker took it) and its batch's engine run time,
+// both on the injected Clock.
 //
 // Deadlines and cancellation: whenever a worker forms a batch it first
 // completes every queued request whose deadline (InferenceRequest::deadline,
@@ -57,6 +60,16 @@ namespace onyx::server {
 // (before padding). Called on a worker thread after the run; must not block.
 using BatchObserver = std::function<void(int64_t requests, int64_t rows)>;
 
+// Told about every engine run, successful or not: its rows (before padding)
+// and how long the run took. Called on a worker thread; must not block.
+using ExecutionObserver = std::function<void(int64_t rows, absl::Duration run)>;
+
+// Told, for each request of every engine run, how long it waited in the queue
+// (Enqueue until a worker took its batch) and how long that run took. Called
+// on a worker thread after the run, before the requests complete; must not
+// block. Requests refused from the queue (deadline, cancelled) are not told.
+using TimingObserver = std::function<void(absl::Duration queued, absl::Duration compute)>;
+
 class DynamicBatcher final : public Scheduler {
  public:
   struct Options {
@@ -77,6 +90,10 @@ class DynamicBatcher final : public Scheduler {
     std::shared_ptr<const Clock> clock;
     // Optional.
     BatchObserver on_batch;
+    // Optional.
+    TimingObserver on_timing;
+    // Optional (the model's statistics count executions with it).
+    ExecutionObserver on_execution;
   };
 
   // INVALID_ARGUMENT when `model` is null, max_queue_size or instance_count is
@@ -87,7 +104,8 @@ class DynamicBatcher final : public Scheduler {
   // Stops (draining) and joins the workers.
   ~DynamicBatcher() override;
 
-  // RESOURCE_EXHAUSTED names the model and max_queue_size.
+  // RESOURCE_EXHAUSTED names the model and max_queue_size; INVALID_ARGUMENT
+  // for a request longer than the largest size of a padded dim.
   absl::Status Enqueue(std::unique_ptr<InferenceRequest> request, DoneCallback done) override;
   int64_t InFlight() const override;
   int64_t QueueDepth() const override;
@@ -99,6 +117,7 @@ class DynamicBatcher final : public Scheduler {
     DoneCallback done;
     absl::Time enqueued;
     absl::Time deadline;  // the earlier of the request's deadline and timeout
+    absl::Time taken;     // when a worker took it from the queue
   };
   // What a worker took from the queue: requests to refuse with a status, or
   // one batch to run (never both).

@@ -513,5 +513,137 @@ TEST(DynamicBatcherTest, ModelWithoutBucketsRunsRequestsAlone) {
   EXPECT_THAT(FloatValues(outcomes.Get(2)->outputs.at(0)), ElementsAre(2, 2));
 }
 
+TEST(DynamicBatcherTest, ResultsCarryQueueAndRunTimesAndEachRunIsObservedOnce) {
+  auto clock = std::make_shared<FakeClock>();
+  // The engine run takes exactly 7 ms of fake time.
+  auto model = std::make_shared<FakeModel>(
+      std::vector<int64_t>{8},
+      [clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+          -> absl::StatusOr<std::vector<onyx::Value>> {
+        clock->Advance(absl::Milliseconds(7));
+        return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
+      });
+  absl::Mutex mu;
+  std::vector<std::pair<int64_t, absl::Duration>> runs;
+  DynamicBatcher::Options options;
+  options.model_name = "fake";
+  options.model = model;
+  options.max_queue_delay = absl::Microseconds(500);
+  options.clock = clock;
+  options.on_execution = [&](int64_t rows, absl::Duration run) {
+    absl::MutexLock lock(&mu);
+    runs.emplace_back(rows, run);
+  };
+  auto batcher = DynamicBatcher::Create(std::move(options));
+  ASSERT_TRUE(batcher.ok()) << batcher.status();
+  Outcomes outcomes;
+  ASSERT_TRUE((*batcher)->Enqueue(Rows(1, 2, 1), outcomes.Callback(0)).ok());
+  ASSERT_TRUE((*batcher)->Enqueue(Rows(2, 2, 5), outcomes.Callback(1)).ok());
+  // 3 rows is no bucket: both wait the full 500 us delay, then run together.
+  clock->Advance(absl::Microseconds(500));
+  ASSERT_TRUE(outcomes.AwaitCount(2));
+  (*batcher)->Stop();
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<InferenceResult> result = outcomes.Get(i);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->queue_time, absl::Microseconds(500)) << i;
+    EXPECT_EQ(result->compute_time, absl::Milliseconds(7)) << i;
+  }
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].first, 3);
+  EXPECT_EQ(runs[0].second, absl::Milliseconds(7));
+}
+
+TEST(DynamicBatcherTest, TimingObserverSeesEachRequestsQueueWaitAndItsRun) {
+  auto clock = std::make_shared<FakeClock>();
+  // The engine run takes exactly 3 ms of fake time.
+  auto model = std::make_shared<FakeModel>(
+      std::vector<int64_t>{8},
+      [clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+          -> absl::StatusOr<std::vector<onyx::Value>> {
+        clock->Advance(absl::Milliseconds(3));
+        return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
+      });
+  absl::Mutex mu;
+  std::vector<std::pair<absl::Duration, absl::Duration>> timings;
+  DynamicBatcher::Options options;
+  options.model_name = "fake";
+  options.model = model;
+  options.max_queue_delay = absl::Microseconds(400);
+  options.clock = clock;
+  options.on_timing = [&](absl::Duration queued, absl::Duration compute) {
+    absl::MutexLock lock(&mu);
+    timings.emplace_back(queued, compute);
+  };
+  auto batcher = DynamicBatcher::Create(std::move(options));
+  ASSERT_TRUE(batcher.ok()) << batcher.status();
+  Outcomes outcomes;
+  ASSERT_TRUE((*batcher)->Enqueue(Rows(1, 2, 1), outcomes.Callback(0)).ok());
+  clock->Advance(absl::Microseconds(100));
+  ASSERT_TRUE((*batcher)->Enqueue(Rows(2, 2, 5), outcomes.Callback(1)).ok());
+  // 3 rows is no bucket: the batch leaves when the first request has waited
+  // 400 us, so the second one waited 300 us.
+  clock->Advance(absl::Microseconds(300));
+  ASSERT_TRUE(outcomes.AwaitCount(2));
+  (*batcher)->Stop();
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(timings.size(), 2u);
+  EXPECT_EQ(timings[0].first, absl::Microseconds(400));
+  EXPECT_EQ(timings[1].first, absl::Microseconds(300));
+  EXPECT_EQ(timings[0].second, absl::Milliseconds(3));
+  EXPECT_EQ(timings[1].second, absl::Milliseconds(3));
+}
+
+TEST(DynamicBatcherTest, MergesOnlyRequestsPaddedToTheSameSize) {
+  auto clock = std::make_shared<FakeClock>();
+  auto model = std::make_shared<FakeModel>(
+      std::vector<int64_t>{1, 2, 4},
+      [](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+          -> absl::StatusOr<std::vector<onyx::Value>> {
+        return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);  // identity
+      });
+  PaddedDim seq;
+  seq.name = "seq";
+  seq.sizes = {4, 8};
+  seq.inputs = {PaddedDim::Use{"x", 1, 0}};
+  seq.outputs = {PaddedDim::Use{"y", 1, 0}};
+  model->set_padded_dims({seq});
+  BatcherSetup setup;
+  setup.buckets = {1, 2, 4};
+  setup.delay = absl::Microseconds(100);
+  auto batcher = MakeBatcher(model, clock, setup);
+  Outcomes outcomes;
+  std::vector<std::unique_ptr<InferenceRequest>> inputs;
+  inputs.push_back(Rows(1, 3, 1));   // pads to 4
+  inputs.push_back(Rows(1, 6, 10));  // pads to 8
+  inputs.push_back(Rows(1, 2, 20));  // pads to 4: joins request 0
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        batcher->Enqueue(std::make_unique<InferenceRequest>(*inputs[i]), outcomes.Callback(i))
+            .ok());
+  }
+  absl::Status too_long = batcher->Enqueue(Rows(1, 9, 0), outcomes.Callback(3));
+  EXPECT_EQ(too_long.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_long.message(), HasSubstr("largest padded size 8"));
+  clock->Advance(absl::Microseconds(100));
+  ASSERT_TRUE(outcomes.AwaitCount(3));
+  batcher->Stop();
+
+  const auto calls = model->calls();
+  ASSERT_EQ(calls.size(), 2u);
+  // Requests 0 and 2 ran as one batch of 2 rows padded to length 4 (session
+  // bucket 2 x size 4 = index 1 * 2 + 0); request 1 alone at length 8.
+  EXPECT_EQ(calls[0].bucket_index, 2u);
+  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()),
+              ElementsAre(1, 2, 3, 0, 20, 21, 0, 0));
+  EXPECT_EQ(calls[1].bucket_index, 1u);
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<InferenceResult> result = outcomes.Get(i);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_THAT(FloatValues(result->outputs[0]), ElementsAreArray(InputValues(*inputs[i])));
+  }
+}
+
 }  // namespace
 }  // namespace onyx::server

@@ -40,6 +40,10 @@ struct InferenceRequest {
 struct InferenceResult {
   // Parallel to InferenceRequest::output_names; batched outputs have batch_size rows.
   std::vector<onyx::Tensor> outputs;
+  // Set by the scheduler: how long the request waited in its queue (Enqueue
+  // until a worker took it) and how long the engine run of its batch took.
+  absl::Duration queue_time = absl::ZeroDuration();
+  absl::Duration compute_time = absl::ZeroDuration();
 };
 
 // Receives the outcome of one request, exactly once, on a scheduler thread.

@@ -36,6 +36,9 @@ class FakeModel : public BucketedModel {
       : buckets_(std::move(buckets)), run_(std::move(run)) {}
 
   absl::Span<const int64_t> buckets() const override { return buckets_; }
+  absl::Span<const PaddedDim> padded_dims() const override { return padded_dims_; }
+  // Call before sharing the model with other threads.
+  void set_padded_dims(std::vector<PaddedDim> dims) { padded_dims_ = std::move(dims); }
 
   absl::StatusOr<std::vector<onyx::Value>> Run(
       size_t bucket_index, const onyx::Feeds& feeds,
@@ -58,6 +61,7 @@ class FakeModel : public BucketedModel {
 
  private:
   const std::vector<int64_t> buckets_;
+  std::vector<PaddedDim> padded_dims_;
   const RunFn run_;
   mutable absl::Mutex mu_;
   mutable std::vector<Call> calls_ ABSL_GUARDED_BY(mu_);

@@ -112,17 +112,47 @@ def build_cases(client, repo):
               "inference_count grew by %d, want %d" % (d(lambda s: s.inference_count), 3 * k3 + k1))
         check(d(lambda s: s.execution_count) == k3 + k1,
               "execution_count grew by %d, want %d" % (d(lambda s: s.execution_count), k3 + k1))
-        for field in ("success", "compute_input", "compute_infer", "compute_output"):
+        for field in ("success", "queue", "compute_input", "compute_infer", "compute_output"):
             got = d(lambda s: getattr(s.inference_stats, field).count)
             check(got == k3 + k1, "%s.count grew by %d, want %d" % (field, got, k3 + k1))
             check(getattr(after.inference_stats, field).ns > 0, "%s.ns is 0" % field)
         check(d(lambda s: s.inference_stats.fail.count) == 1,
               "fail.count grew by %d, want 1" % d(lambda s: s.inference_stats.fail.count))
+        # A 3-row request fills no bucket of [1, 2, 4, 8], so alone it waits the
+        # whole max_queue_delay_us (200) in the queue before its run.
+        queue_ns = d(lambda s: s.inference_stats.queue.ns)
+        check(queue_ns >= k3 * 200000, "queue.ns grew by %d, want >= %d (%d waits of 200 us)"
+              % (queue_ns, k3 * 200000, k3))
         check(batch_count(after, 3) - batch_count(before, 3) == k3, "batch_stats[3] wrong")
         check(batch_count(after, 1) - batch_count(before, 1) == k1, "batch_stats[1] wrong")
         now = int(time.time() * 1000)
         check(t0 - 1000 <= after.last_inference <= now + 1000,
               "last_inference %d not within [%d, %d]" % (after.last_inference, t0, now))
+
+    def statistics_count_engine_runs():
+        # Concurrent requests may merge: execution_count counts engine runs,
+        # batch_stats says how many rows each run merged, inference_count rows.
+        before = stats_of("mlp")
+        n = 24
+        futures = [client.stub.ModelInfer.future(mlp_request(x1), timeout=30) for _ in range(n)]
+        for f in futures:
+            f.result()
+        after = stats_of("mlp")
+        d = lambda f: f(after) - f(before)  # noqa: E731
+        runs = {b.batch_size: b.compute_infer.count for b in after.batch_stats}
+        for b in before.batch_stats:
+            runs[b.batch_size] -= b.compute_infer.count
+        check(d(lambda s: s.inference_count) == n, "inference_count grew by %d, want %d"
+              % (d(lambda s: s.inference_count), n))
+        check(sum(runs.values()) == d(lambda s: s.execution_count),
+              "batch_stats counted %d runs, execution_count grew by %d"
+              % (sum(runs.values()), d(lambda s: s.execution_count)))
+        check(sum(size * count for size, count in runs.items()) == n,
+              "runs merged %d rows, want %d" % (sum(s * c for s, c in runs.items()), n))
+        check(d(lambda s: s.inference_stats.queue.count) == n, "queue.count grew by %d, want %d"
+              % (d(lambda s: s.inference_stats.queue.count), n))
+        print("  note: %d concurrent requests ran in %d engine runs"
+              % (n, d(lambda s: s.execution_count)))
 
     def statistics_all_and_unknown():
         r = client.stub.ModelStatistics(pb.ModelStatisticsRequest(), timeout=RPC_TIMEOUT_S)
@@ -347,6 +377,7 @@ def build_cases(client, repo):
     return [
         ("server_metadata_extensions", server_metadata_extensions),
         ("statistics_count_exactly", statistics_count_exactly),
+        ("statistics_count_engine_runs", statistics_count_engine_runs),
         ("statistics_all_and_unknown", statistics_all_and_unknown),
         ("stream_infer_ids_and_errors", stream_infer),
         ("stream_infer_many", stream_many_concurrent),
