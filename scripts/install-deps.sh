@@ -8,8 +8,9 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libonnx-dev libabsl-dev libspdlog-dev prometheus-cpp-dev libyaml-cpp-dev
   libdnnl-dev ocl-icd-opencl-dev opencl-headers libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-onnx python3-numpy python3-grpcio python3-protobuf
+  python3 python3-onnx python3-numpy python3-grpcio python3-protobuf openssl
   python3-torch python3-torchvision
+  prometheus  # prometheus + promtool: the metrics e2e tests scrape and lint /metrics
   locales
 )
 

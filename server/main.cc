@@ -1,34 +1,47 @@
 // onyxd: the onyx model server.
 //
-// Startup: flags and config → logging → metrics listener → model repository →
-// gRPC server (live at once) → load models → ready. SIGTERM/SIGINT: readiness
-// drops (health NOT_SERVING), new inference calls get UNAVAILABLE, accepted ones
-// finish (up to kDrainTimeout), the gRPC server shuts down, every model drains
-// its queue, exit 0. Exit 2 for bad flags or configuration, 1 when the server
-// cannot start. (Lingering while a load balancer notices NOT_SERVING is a later
-// option.)
+// Startup: flags and config (TLS files read here) → logging → metrics listener →
+// model repository → gRPC server (live at once, TLS when configured) → load
+// models → ready.
+// SIGTERM/SIGINT: readiness and grpc.health turn NOT_SERVING at once, while
+// inference is still served for shutdown.linger_seconds so that load balancers
+// stop routing here (a second signal ends the linger early); then new inference
+// calls get UNAVAILABLE, accepted and queued ones get up to
+// shutdown.drain_timeout_seconds to finish, the gRPC server shuts down, every
+// model drains its queue, exit 0.
+// SIGUSR1: the engine's arena accounting (DumpArenaLogs) is written to the log.
+// These signals are blocked in every thread from the first line of main() and
+// taken by sigwait on the main thread, so no code runs in signal context.
+// Exit 2 for bad flags or configuration, 1 when the server cannot start.
+#include <errno.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "onyx/memory.h"
 #include "server/config/command_line.h"
+#include "server/grpc/admin_service.h"
 #include "server/grpc/inference_service.h"
 #include "server/models/model_repository.h"
 #include "server/observability/health_service.h"
+#include "server/observability/logging.h"
 #include "server/observability/metrics.h"
+#include "server/observability/model_collector.h"
 #include "server/observability/serving_state.h"
-#include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 
 #ifndef ONYX_VERSION
@@ -38,8 +51,6 @@
 namespace onyx::server {
 namespace {
 
-// How long accepted inference calls may take to finish after SIGTERM.
-constexpr absl::Duration kDrainTimeout = absl::Seconds(30);
 // What gRPC's Shutdown gets once our calls are done: it would otherwise wait for
 // idle client connections to close, which clients may never do.
 constexpr auto kShutdownGrace = std::chrono::seconds(1);
@@ -52,42 +63,65 @@ std::string DemoRepository() {
   return (exe.parent_path() / "demo_models").string();
 }
 
-void ConfigureLogging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("onyxd");
-  spdlog::set_default_logger(logger);
-  spdlog::set_level(spdlog::level::from_str(level));  // validated by the config layer
-  spdlog::flush_on(spdlog::level::info);
-}
-
 // "127.0.0.1:0" listening on 40123 → "127.0.0.1:40123".
 std::string WithPort(const std::string& address, int port) {
   return absl::StrCat(address.substr(0, address.rfind(':')), ":", port);
 }
 
-// Blocks the shutdown signals in this thread and every thread it creates, so
-// that WaitForShutdownSignal() is the only place they arrive.
-sigset_t BlockShutdownSignals() {
+// Blocks SIGTERM, SIGINT and SIGUSR1 in this thread and every thread it
+// creates, so that WaitForShutdownSignal() is the only place they arrive.
+sigset_t BlockServerSignals() {
   // A parent may have left them ignored (shells do for background jobs), and an
   // ignored signal is discarded even while blocked, so sigwait would never see it.
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
   sigset_t signals;
   sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
+  for (int s : {SIGTERM, SIGINT, SIGUSR1}) {
+    signal(s, SIG_DFL);
+    sigaddset(&signals, s);
+  }
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   return signals;
 }
 
-int WaitForShutdownSignal(const sigset_t& signals) {
-  int signal_number = 0;
-  while (sigwait(&signals, &signal_number) != 0) {
+// Waits for SIGTERM or SIGINT until `deadline` and returns it, or 0 once the
+// deadline passes. SIGUSR1 meanwhile writes the arena accounting to the log.
+int WaitForShutdownSignal(const sigset_t& signals, absl::Time deadline) {
+  for (;;) {
+    int signal_number = 0;
+    if (deadline == absl::InfiniteFuture()) {
+      if (sigwait(&signals, &signal_number) != 0) continue;
+    } else {
+      const absl::Duration left = deadline - absl::Now();
+      if (left <= absl::ZeroDuration()) return 0;
+      const timespec timeout = absl::ToTimespec(left);
+      signal_number = sigtimedwait(&signals, nullptr, &timeout);
+      if (signal_number < 0) {
+        if (errno == EAGAIN) return 0;
+        continue;  // EINTR
+      }
+    }
+    if (signal_number != SIGUSR1) return signal_number;
+    spdlog::info("arena accounting (SIGUSR1):\n{}", onyx::DumpArenaLogs());
   }
-  return signal_number;
 }
 
-int Run(const ServerConfig& config) {
-  const sigset_t signals = BlockShutdownSignals();
+const char* SignalName(int signal_number) {
+  return signal_number == SIGTERM ? "SIGTERM" : "SIGINT";
+}
+
+// Insecure credentials, or TLS (mutual when a client CA is configured).
+std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TlsMaterial* tls) {
+  if (tls == nullptr) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions options(
+      tls->client_ca_pem.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                 : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  options.pem_root_certs = tls->client_ca_pem;
+  options.pem_key_cert_pairs.push_back({tls->key_pem, tls->cert_pem});
+  return grpc::SslServerCredentials(options);
+}
+
+// `tls` is null when the gRPC port is plaintext.
+int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* tls) {
   const std::string root =
       config.model_repository.empty() ? DemoRepository() : config.model_repository;
 
@@ -95,6 +129,7 @@ int Run(const ServerConfig& config) {
   // are destroyed in reverse, so the models stop before the metrics go.
   Metrics::Options metrics_options;
   metrics_options.address = config.metrics_address;
+  metrics_options.version = ONYX_VERSION;
   auto metrics = Metrics::Create(metrics_options);
   if (!metrics.ok()) {
     spdlog::critical("{}", metrics.status().ToString());
@@ -105,6 +140,11 @@ int Run(const ServerConfig& config) {
   repository_options.on_batch = [m = metrics->get()](const std::string& model, int64_t requests,
                                                      int64_t rows) {
     m->RecordBatch(model, requests, rows);
+  };
+  repository_options.on_timing = [m = metrics->get()](const std::string& model,
+                                                      const std::string& version,
+                                                      absl::Duration queued, absl::Duration compute) {
+    m->RecordTiming(model, version, absl::ToDoubleSeconds(queued), absl::ToDoubleSeconds(compute));
   };
   auto repository = ModelRepository::Create(repository_options);
   if (!repository.ok()) {
@@ -118,6 +158,9 @@ int Run(const ServerConfig& config) {
   service_options.metrics = metrics->get();
   service_options.serving = &serving;
   service_options.version = ONYX_VERSION;
+  service_options.limits.max_elements_per_input = config.max_elements_per_input;
+  const RequestLogSampler request_log(config.request_log_sample_rate);
+  if (request_log.rate() > 0) service_options.request_log = &request_log;
   auto service = InferenceService::Create(service_options);
   if (!service.ok()) {
     spdlog::critical("{}", service.status().ToString());
@@ -125,21 +168,35 @@ int Run(const ServerConfig& config) {
   }
   ModelRepository* repo = repository->get();
   HealthService health(&serving, [repo](absl::string_view name) { return repo->GetStatus(name); });
+  // Declared after the repository, so scrapes stop reading it before it goes.
+  const std::unique_ptr<CollectableRegistration> model_metrics =
+      (*metrics)->AddCollectable(std::make_shared<ModelCollector>(repo));
+  AdminService::Options admin_options;
+  admin_options.repository = repo;
+  admin_options.profile_directory =
+      (std::filesystem::temp_directory_path() / "onyx-profiles").string();
+  auto admin = AdminService::Create(admin_options);
+  if (!admin.ok()) {
+    spdlog::critical("{}", admin.status().ToString());
+    return 1;
+  }
 
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(config.grpc_address, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(config.grpc_address, ServerCredentials(tls), &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
   builder.RegisterService(service->get());
   builder.RegisterService(&health);
+  builder.RegisterService(admin->get());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     spdlog::critical("cannot listen on {} (gRPC)", config.grpc_address);
     return 1;
   }
-  spdlog::info("onyxd {} listening on {} (gRPC)", ONYX_VERSION,
-               WithPort(config.grpc_address, port));
+  spdlog::info("onyxd {} listening on {} (gRPC{})", ONYX_VERSION,
+               WithPort(config.grpc_address, port),
+               tls == nullptr ? "" : tls->client_ca_pem.empty() ? ", TLS" : ", mutual TLS");
   for (int metrics_port : (*metrics)->ListeningPorts()) {
     spdlog::info("metrics on http://{}/metrics", WithPort(config.metrics_address, metrics_port));
   }
@@ -152,13 +209,23 @@ int Run(const ServerConfig& config) {
   serving.SetServing(true);
   spdlog::info("ready: model repository {}", root);
 
-  const int signal_number = WaitForShutdownSignal(signals);
-  spdlog::info("received {}, draining", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  const int signal_number = WaitForShutdownSignal(signals, absl::InfiniteFuture());
   serving.SetServing(false);
+  health.Notify();
+  const absl::Duration linger = absl::Seconds(config.shutdown.linger_seconds);
+  if (linger <= absl::ZeroDuration()) {
+    spdlog::info("received {}: not ready; draining", SignalName(signal_number));
+  } else {
+    spdlog::info("received {}: not ready; serving for {} more, then draining",
+                 SignalName(signal_number), absl::FormatDuration(linger));
+    const int again = WaitForShutdownSignal(signals, absl::Now() + linger);
+    if (again != 0) spdlog::info("received {} again: draining now", SignalName(again));
+  }
   (*service)->StopAccepting();
-  if (!(*service)->AwaitIdle(kDrainTimeout)) {
+  const absl::Duration drain_timeout = absl::Seconds(config.shutdown.drain_timeout_seconds);
+  if (!(*service)->AwaitIdle(drain_timeout)) {
     spdlog::warn("inference calls still running after {}; cancelling them",
-                 absl::FormatDuration(kDrainTimeout));
+                 absl::FormatDuration(drain_timeout));
   }
   server->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
   (*repository)->UnloadAll();
@@ -171,6 +238,8 @@ int Run(const ServerConfig& config) {
 }  // namespace onyx::server
 
 int main(int argc, char** argv) {
+  // Before anything can start a thread, so that every thread inherits the mask.
+  const sigset_t signals = onyx::server::BlockServerSignals();
   using onyx::server::ParseCommandLine;
   auto flags = ParseCommandLine(absl::MakeConstSpan(argv + 1, argc > 0 ? argc - 1 : 0));
   if (!flags.ok()) {
@@ -186,6 +255,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "onyxd: %s\n", std::string(config.status().message()).c_str());
     return 2;
   }
-  onyx::server::ConfigureLogging(config->log_level);
-  return onyx::server::Run(*config);
+  std::optional<onyx::server::TlsMaterial> tls;
+  if (config->tls.enabled()) {
+    auto material = onyx::server::ReadTlsMaterial(config->tls);
+    if (!material.ok()) {
+      std::fprintf(stderr, "onyxd: %s\n", std::string(material.status().message()).c_str());
+      return 2;
+    }
+    tls = std::move(*material);
+  }
+  absl::Status logging = onyx::server::ConfigureLogging(
+      {config->log_level, config->log_format == onyx::server::LogFormat::kJson});
+  if (!logging.ok()) {
+    std::fprintf(stderr, "onyxd: %s\n", std::string(logging.message()).c_str());
+    return 2;
+  }
+  return onyx::server::Run(*config, signals, tls ? &*tls : nullptr);
 }

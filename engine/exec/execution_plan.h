@@ -3,6 +3,7 @@
 // lookups. Constants are pre-bound; each node lists the slots that die after it.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -12,20 +13,27 @@
 
 #include "framework/bfc_arena.h"
 #include "framework/op_kernel.h"
+#include "onyx/session.h"
 #include "onyx/tensor.h"
 
 namespace onyx {
 
 struct ExecutionPlan;
 
-// Latency of one node over all runs (lock-free; read for metrics).
+// Latency of one node over all runs (lock-free; read for metrics): a handful
+// of relaxed atomic adds per node run, no lock, no allocation.
 struct NodeStats {
   std::atomic<int64_t> count{0};
   std::atomic<int64_t> total_ns{0};
   std::atomic<int64_t> max_ns{0};
+  // Non-cumulative counts per kKernelLatencyBoundsNs bucket, then +Inf.
+  std::array<std::atomic<int64_t>, kKernelLatencyBuckets> buckets{};
   void Record(int64_t ns) {
     count.fetch_add(1, std::memory_order_relaxed);
     total_ns.fetch_add(ns, std::memory_order_relaxed);
+    size_t bucket = 0;
+    while (bucket + 1 < kKernelLatencyBuckets && ns > kKernelLatencyBoundsNs[bucket]) ++bucket;
+    buckets[bucket].fetch_add(1, std::memory_order_relaxed);
     int64_t seen = max_ns.load(std::memory_order_relaxed);
     while (ns > seen && !max_ns.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
     }

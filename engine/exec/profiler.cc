@@ -32,11 +32,16 @@ std::string JsonEscape(const std::string& s) {
 
 }  // namespace
 
-Profiler::Profiler(std::string file_prefix) : prefix_(std::move(file_prefix)), origin_ns_(SteadyNanos()) {}
+Profiler::Profiler(std::string file_prefix) : origin_ns_(SteadyNanos()), prefix_(std::move(file_prefix)) {}
 
 void Profiler::EnableAll() { all_ = true; }
 
 void Profiler::EnableRuns(int64_t runs) { remaining_ = runs; }
+
+void Profiler::SetPrefix(std::string prefix) {
+  absl::MutexLock lock(&mu_);
+  prefix_ = std::move(prefix);
+}
 
 bool Profiler::BeginRun() {
   if (all_.load(std::memory_order_relaxed)) return true;
@@ -55,12 +60,27 @@ void Profiler::Record(ProfileEvent event) {
   events_.push_back(std::move(event));
 }
 
+void Profiler::EndRun(std::string label, int64_t start_us) {
+  ProfileEvent event;
+  event.name = std::move(label);
+  event.category = "run";
+  event.start_us = start_us;
+  event.duration_us = NowMicros() - start_us;
+  event.thread = static_cast<uint64_t>(pthread_self()) % 100000;
+  // Counted under the lock that Write() clears under, so the count always
+  // matches the "run" events of the next file.
+  absl::MutexLock lock(&mu_);
+  events_.push_back(std::move(event));
+  recorded_runs_.fetch_add(1, std::memory_order_relaxed);
+}
+
 absl::StatusOr<std::string> Profiler::Write() {
   std::vector<ProfileEvent> events;
   std::string path;
   {
     absl::MutexLock lock(&mu_);
     events.swap(events_);
+    recorded_runs_ = 0;
     path = absl::StrCat(prefix_, "_", files_++, ".json");
   }
   std::ofstream out(path, std::ios::trunc);
@@ -68,8 +88,8 @@ absl::StatusOr<std::string> Profiler::Write() {
   out << "{\"traceEvents\":[";
   for (size_t i = 0; i < events.size(); ++i) {
     const ProfileEvent& e = events[i];
-    out << (i ? ",\n" : "\n") << "{\"name\":\"" << JsonEscape(e.name) << "\",\"cat\":\"kernel\",\"ph\":\"X\",\"ts\":"
-        << e.start_us << ",\"dur\":" << e.duration_us << ",\"pid\":1,\"tid\":" << e.thread
+    out << (i ? ",\n" : "\n") << "{\"name\":\"" << JsonEscape(e.name) << "\",\"cat\":\"" << JsonEscape(e.category)
+        << "\",\"ph\":\"X\",\"ts\":" << e.start_us << ",\"dur\":" << e.duration_us << ",\"pid\":1,\"tid\":" << e.thread
         << ",\"args\":{\"op_type\":\"" << JsonEscape(e.op_type) << "\",\"provider\":\"" << JsonEscape(e.provider)
         << "\",\"input_shapes\":\"" << JsonEscape(e.shapes) << "\"}}";
   }

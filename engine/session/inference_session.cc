@@ -281,7 +281,6 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
   FrameMemory memory{&CpuArena(), pattern.get(), s.enable_mem_pattern && pattern == nullptr && !parallel};
   ExecutionFrame frame(plan, options, memory);
   RETURN_IF_ERROR(frame.Init());
-  if (s.profiler->BeginRun()) frame.set_profiler(s.profiler.get());
   std::vector<bool> fed(plan.feed_slots.size(), false);
   for (const auto& [name, value] : feeds) {
     auto it = s.feed_index.find(name);
@@ -327,12 +326,20 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
   }
   RunLog(options.log_level, spdlog::level::debug, "{}: run '{}' starts ({} feeds)", s.label, options.run_tag,
          feeds.size());
+  // Profiling starts here, after the feeds are accepted, so that a refused run
+  // does not use up one of the runs StartProfiling() asked for.
+  Profiler* profiler = s.profiler->BeginRun() ? s.profiler.get() : nullptr;
+  frame.set_profiler(profiler);
+  const int64_t run_start_us = profiler != nullptr ? profiler->NowMicros() : 0;
+  absl::Status executed;
   if (parallel) {
     absl::MutexLock lock(&s.parallel_mu);
-    RETURN_IF_ERROR(ExecutePlanParallel(frame, s.lane_stream_views));
+    executed = ExecutePlanParallel(frame, s.lane_stream_views);
   } else {
-    RETURN_IF_ERROR(ExecutePlan(frame));
+    executed = ExecutePlan(frame);
   }
+  if (profiler != nullptr) profiler->EndRun(s.label, run_start_us);
+  RETURN_IF_ERROR(executed);
   if (options.shrink_arena_at_end) {
     frame.ReleaseAll();
     CpuArena().Shrink();
@@ -382,6 +389,9 @@ std::vector<KernelStats> InferenceSession::kernel_stats() const {
     k.count = node.stats->count.load(std::memory_order_relaxed);
     k.total_ns = node.stats->total_ns.load(std::memory_order_relaxed);
     k.max_ns = node.stats->max_ns.load(std::memory_order_relaxed);
+    for (size_t b = 0; b < kKernelLatencyBuckets; ++b) {
+      k.bucket_counts[b] = node.stats->buckets[b].load(std::memory_order_relaxed);
+    }
     stats.push_back(std::move(k));
   }
   return stats;
@@ -396,15 +406,21 @@ std::vector<KernelStats> InferenceSession::op_type_stats() const {
     sum.count += k.count;
     sum.total_ns += k.total_ns;
     sum.max_ns = std::max(sum.max_ns, k.max_ns);
+    for (size_t b = 0; b < kKernelLatencyBuckets; ++b) sum.bucket_counts[b] += k.bucket_counts[b];
   }
   std::vector<KernelStats> out;
   for (auto& [key, k] : by_type) out.push_back(std::move(k));
   return out;
 }
 
-void InferenceSession::StartProfiling(int64_t runs) { impl_->profiler->EnableRuns(runs); }
+void InferenceSession::StartProfiling(int64_t runs, const std::string& file_prefix) const {
+  if (!file_prefix.empty()) impl_->profiler->SetPrefix(file_prefix);
+  impl_->profiler->EnableRuns(runs);
+}
 
-absl::StatusOr<std::string> InferenceSession::EndProfiling() { return impl_->profiler->Write(); }
+int64_t InferenceSession::profiled_runs() const { return impl_->profiler->recorded_runs(); }
+
+absl::StatusOr<std::string> InferenceSession::EndProfiling() const { return impl_->profiler->Write(); }
 
 MemoryPlanInfo InferenceSession::memory_plan_info() const {
   MemoryPlanInfo info;

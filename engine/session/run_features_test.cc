@@ -36,25 +36,29 @@ TEST(RunFeaturesTest, ProfileIsAChromeTraceOfTheProfiledRuns) {
   ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());  // not profiled
   (*session)->StartProfiling(2);
   for (int i = 0; i < 4; ++i) ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());
+  EXPECT_EQ((*session)->profiled_runs(), 2);
   auto path = (*session)->EndProfiling();
   ASSERT_TRUE(path.ok()) << path.status();
   std::ifstream in(*path);
   std::stringstream text;
   text << in.rdbuf();
   const std::string trace = text.str();
-  // Two profiled runs of three nodes: six complete events.
+  EXPECT_EQ((*session)->profiled_runs(), 0);  // EndProfiling starts a new count
+  // Two profiled runs of three nodes, plus one "run" event per run: eight
+  // complete events.
   size_t events = 0;
   for (size_t at = trace.find("\"ph\":\"X\""); at != std::string::npos; at = trace.find("\"ph\":\"X\"", at + 1)) {
     ++events;
   }
-  EXPECT_EQ(events, 6u);
+  EXPECT_EQ(events, 8u);
   for (const char* field : {"\"traceEvents\"", "\"ts\":", "\"dur\":", "\"pid\":", "\"tid\":", "\"op_type\":\"MatMul\"",
                             "\"input_shapes\":\"[2,8],[8,8]\"", "MatMul 'fc1'"}) {
     EXPECT_NE(trace.find(field), std::string::npos) << field;
   }
   // The file parses as JSON (checked with Python's json module).
   std::string command = "/usr/bin/python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); "
-                        "assert len(d['traceEvents']) == 6\" " + *path;
+                        "assert len(d['traceEvents']) == 8; "
+                        "assert sum(e['cat'] == 'run' for e in d['traceEvents']) == 2\" " + *path;
   EXPECT_EQ(std::system(command.c_str()), 0);
 }
 
@@ -67,6 +71,11 @@ TEST(RunFeaturesTest, KernelStatsCountEveryRun) {
   ASSERT_EQ(stats.size(), 3u);
   for (const auto& k : stats) {
     EXPECT_EQ(k.count, 5) << k.node;
+    // Every run lands in exactly one latency bucket.
+    ASSERT_EQ(k.bucket_counts.size(), kKernelLatencyBuckets);
+    int64_t bucketed = 0;
+    for (int64_t c : k.bucket_counts) bucketed += c;
+    EXPECT_EQ(bucketed, 5) << k.node;
     EXPECT_GE(k.total_ns, k.max_ns);
     EXPECT_EQ(k.provider, "cpu");
   }

@@ -11,6 +11,7 @@
 namespace onyx::server {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 absl::StatusOr<CommandLine> Parse(std::vector<const char*> args) {
@@ -58,6 +59,16 @@ TEST(CommandLineTest, RejectsBadArguments) {
            Case{{"--log-level", "loud"}, "received 'loud'"},
            Case{{"--grpc-address", "nohost"}, "--grpc-address"},
            Case{{"--model-repository="}, "non-empty path"},
+           Case{{"--log-format", "xml"}, "--log-format: expected 'text' or 'json', received 'xml'"},
+           Case{{"--request-log-sample-rate", "2"}, "expected a number in [0, 1], received '2'"},
+           Case{{"--request-log-sample-rate=abc"}, "received 'abc'"},
+           Case{{"--max-elements-per-input", "0"},
+                "--max-elements-per-input: expected an integer in [1, 1099511627776], received '0'"},
+           Case{{"--max-elements-per-input", "1e6"}, "received '1e6'"},
+           Case{{"--shutdown-linger-seconds", "-1"},
+                "--shutdown-linger-seconds: expected an integer in [0, 3600], received '-1'"},
+           Case{{"--drain-timeout-seconds", "soon"}, "--drain-timeout-seconds"},
+           Case{{"--tls-cert-file="}, "--tls-cert-file needs a non-empty path"},
        }) {
     absl::StatusOr<CommandLine> flags = Parse(c.args);
     ASSERT_FALSE(flags.ok()) << c.message;
@@ -81,6 +92,52 @@ TEST(CommandLineTest, FlagsOverrideTheConfigFile) {
   EXPECT_EQ(config->model_repository, "/from/file");
   EXPECT_EQ(config->metrics_address, "127.0.0.1:8002");  // default
   std::remove(path.c_str());
+}
+
+TEST(CommandLineTest, EdgeFlagsSetTheirKeys) {
+  absl::StatusOr<CommandLine> flags =
+      Parse({"--log-format", "json", "--request-log-sample-rate=0.5", "--max-elements-per-input",
+             "4096", "--tls-cert-file", "s.pem", "--tls-key-file", "s.key",
+             "--tls-client-ca-file", "ca.pem", "--shutdown-linger-seconds", "5",
+             "--drain-timeout-seconds=12"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  absl::StatusOr<ServerConfig> config = ResolveServerConfig(*flags);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->log_format, LogFormat::kJson);
+  EXPECT_EQ(config->request_log_sample_rate, 0.5);
+  EXPECT_EQ(config->max_elements_per_input, 4096);
+  EXPECT_EQ(config->tls.cert_file, "s.pem");
+  EXPECT_EQ(config->tls.key_file, "s.key");
+  EXPECT_EQ(config->tls.client_ca_file, "ca.pem");
+  EXPECT_EQ(config->shutdown.linger_seconds, 5);
+  EXPECT_EQ(config->shutdown.drain_timeout_seconds, 12);
+}
+
+TEST(CommandLineTest, TlsFlagsOverrideTheFileAndMustBeComplete) {
+  const std::string path = ::testing::TempDir() + "/command_line_tls_test.yaml";
+  {
+    std::ofstream out(path);
+    out << "tls: {cert_file: file.pem, key_file: file.key}\nshutdown: {linger_seconds: 3}\n";
+  }
+  absl::StatusOr<CommandLine> flags =
+      Parse({"--config", path.c_str(), "--tls-cert-file", "flag.pem", "--drain-timeout-seconds",
+             "7"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  absl::StatusOr<ServerConfig> config = ResolveServerConfig(*flags);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->tls.cert_file, "flag.pem");  // flag wins
+  EXPECT_EQ(config->tls.key_file, "file.key");   // from the file
+  EXPECT_EQ(config->shutdown.linger_seconds, 3);
+  EXPECT_EQ(config->shutdown.drain_timeout_seconds, 7);
+  std::remove(path.c_str());
+
+  absl::StatusOr<CommandLine> half = Parse({"--tls-key-file", "k.pem"});
+  ASSERT_TRUE(half.ok());
+  absl::StatusOr<ServerConfig> refused = ResolveServerConfig(*half);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(),
+              AllOf(HasSubstr("--tls-* flags"), HasSubstr("tls.cert_file"), HasSubstr("expected")));
 }
 
 TEST(CommandLineTest, MissingConfigFileIsAnError) {

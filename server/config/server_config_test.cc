@@ -1,5 +1,7 @@
 #include "server/config/server_config.h"
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +22,12 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_EQ(config.log_level, "info");
   EXPECT_EQ(config.load_mode, LoadMode::kAll);
   EXPECT_EQ(config.max_message_bytes, 64 * 1024 * 1024);
+  EXPECT_EQ(config.max_elements_per_input, int64_t{1} << 28);
+  EXPECT_EQ(config.log_format, LogFormat::kText);
+  EXPECT_EQ(config.request_log_sample_rate, 0.0);
+  EXPECT_FALSE(config.tls.enabled());
+  EXPECT_EQ(config.shutdown.linger_seconds, 0);
+  EXPECT_EQ(config.shutdown.drain_timeout_seconds, 30);
 }
 
 TEST(ServerConfigTest, ParsesEveryKey) {
@@ -29,7 +37,17 @@ TEST(ServerConfigTest, ParsesEveryKey) {
       "model_repository: /models\n"
       "log_level: debug\n"
       "load_mode: explicit\n"
-      "max_message_bytes: 1048576\n",
+      "max_message_bytes: 1048576\n"
+      "max_elements_per_input: 1000\n"
+      "log_format: json\n"
+      "request_log_sample_rate: 0.125\n"
+      "tls:\n"
+      "  cert_file: /tls/server.pem\n"
+      "  key_file: /tls/server.key\n"
+      "  client_ca_file: /tls/ca.pem\n"
+      "shutdown:\n"
+      "  linger_seconds: 5\n"
+      "  drain_timeout_seconds: 45\n",
       "onyxd.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->grpc_address, "0.0.0.0:9001");
@@ -38,6 +56,14 @@ TEST(ServerConfigTest, ParsesEveryKey) {
   EXPECT_EQ(config->log_level, "debug");
   EXPECT_EQ(config->load_mode, LoadMode::kExplicit);
   EXPECT_EQ(config->max_message_bytes, 1048576);
+  EXPECT_EQ(config->max_elements_per_input, 1000);
+  EXPECT_EQ(config->log_format, LogFormat::kJson);
+  EXPECT_EQ(config->request_log_sample_rate, 0.125);
+  EXPECT_EQ(config->tls.cert_file, "/tls/server.pem");
+  EXPECT_EQ(config->tls.key_file, "/tls/server.key");
+  EXPECT_EQ(config->tls.client_ca_file, "/tls/ca.pem");
+  EXPECT_EQ(config->shutdown.linger_seconds, 5);
+  EXPECT_EQ(config->shutdown.drain_timeout_seconds, 45);
 }
 
 TEST(ServerConfigTest, AbsentKeysKeepDefaults) {
@@ -67,6 +93,23 @@ TEST(ServerConfigTest, BadValuesNameFileKeyExpectedAndReceived) {
            Case{"load_mode: lazy\n", "'load_mode'", "'lazy'"},
            Case{"max_message_bytes: 10\n", "'max_message_bytes'", "'10'"},
            Case{"model_repository: [a, b]\n", "'model_repository'", "a list"},
+           Case{"max_elements_per_input: 0\n", "'max_elements_per_input'", "'0'"},
+           Case{"max_elements_per_input: 2199023255553\n", "'max_elements_per_input'",
+                "'2199023255553'"},
+           Case{"log_format: xml\n", "'log_format'", "'xml'"},
+           Case{"request_log_sample_rate: 1.5\n", "'request_log_sample_rate'", "'1.5'"},
+           Case{"request_log_sample_rate: -0.1\n", "'request_log_sample_rate'", "'-0.1'"},
+           Case{"request_log_sample_rate: nan\n", "'request_log_sample_rate'", "'nan'"},
+           Case{"request_log_sample_rate: [1]\n", "'request_log_sample_rate'", "a list"},
+           Case{"tls: on\n", "'tls'", "'on'"},
+           Case{"tls: {cert_file: [a]}\n", "'tls.cert_file'", "a list"},
+           Case{"tls: {cert_file: a.pem}\n", "'tls.key_file'", "nothing"},
+           Case{"tls: {key_file: a.key}\n", "'tls.cert_file'", "nothing"},
+           Case{"tls: {client_ca_file: ca.pem}\n", "'tls.client_ca_file'", "neither"},
+           Case{"shutdown: 5\n", "'shutdown'", "'5'"},
+           Case{"shutdown: {linger_seconds: -1}\n", "'shutdown.linger_seconds'", "'-1'"},
+           Case{"shutdown: {drain_timeout_seconds: 3601}\n", "'shutdown.drain_timeout_seconds'",
+                "'3601'"},
        }) {
     absl::StatusOr<ServerConfig> config = ParseServerConfig(c.yaml, "onyxd.yaml");
     ASSERT_FALSE(config.ok()) << c.yaml;
@@ -83,6 +126,52 @@ TEST(ServerConfigTest, UnknownKeyIsAnError) {
   ASSERT_FALSE(config.ok());
   EXPECT_THAT(config.status().message(),
               AllOf(HasSubstr("onyxd.yaml"), HasSubstr("unknown key 'grpc_port'")));
+}
+
+TEST(ServerConfigTest, UnknownNestedKeysAreErrors) {
+  for (const char* yaml : {"tls: {cert: a.pem}\n", "shutdown: {linger: 5}\n"}) {
+    absl::StatusOr<ServerConfig> config = ParseServerConfig(yaml, "onyxd.yaml");
+    ASSERT_FALSE(config.ok()) << yaml;
+    EXPECT_THAT(config.status().message(),
+                AllOf(HasSubstr("onyxd.yaml"), HasSubstr("unknown key")))
+        << yaml;
+  }
+  absl::StatusOr<ServerConfig> tls = ParseServerConfig("tls: {cert: a.pem}\n", "onyxd.yaml");
+  EXPECT_THAT(tls.status().message(), HasSubstr("tls.cert"));
+}
+
+TEST(ServerConfigTest, ReadsTlsMaterialAndNamesBadFiles) {
+  const std::string dir = ::testing::TempDir();
+  const std::string cert = dir + "/server_config_test_cert.pem";
+  const std::string key = dir + "/server_config_test_key.pem";
+  const std::string junk = dir + "/server_config_test_junk.pem";
+  std::ofstream(cert) << "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+  std::ofstream(key) << "-----BEGIN PRIVATE KEY-----\nBBBB\n-----END PRIVATE KEY-----\n";
+  std::ofstream(junk) << "not a certificate";
+
+  TlsConfig tls{cert, key, ""};
+  absl::StatusOr<TlsMaterial> material = ReadTlsMaterial(tls);
+  ASSERT_TRUE(material.ok()) << material.status();
+  EXPECT_EQ(material->cert_pem,
+            "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+  EXPECT_EQ(material->key_pem, "-----BEGIN PRIVATE KEY-----\nBBBB\n-----END PRIVATE KEY-----\n");
+  EXPECT_EQ(material->client_ca_pem, "");
+
+  tls.client_ca_file = dir + "/absent/ca.pem";
+  absl::StatusOr<TlsMaterial> missing = ReadTlsMaterial(tls);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(missing.status().message(),
+              AllOf(HasSubstr("tls.client_ca_file"), HasSubstr(tls.client_ca_file),
+                    HasSubstr("expected a readable PEM file")));
+
+  tls = TlsConfig{junk, key, ""};
+  absl::StatusOr<TlsMaterial> not_pem = ReadTlsMaterial(tls);
+  ASSERT_FALSE(not_pem.ok());
+  EXPECT_THAT(not_pem.status().message(),
+              AllOf(HasSubstr("tls.cert_file"), HasSubstr(junk), HasSubstr("-----BEGIN"),
+                    HasSubstr("received 17 bytes")));
+  for (const std::string& path : {cert, key, junk}) std::remove(path.c_str());
 }
 
 TEST(ServerConfigTest, MissingFileIsNotFound) {

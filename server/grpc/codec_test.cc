@@ -178,7 +178,33 @@ TEST(CodecTest, MalformedRawBytesAreRejected) {
 TEST(CodecTest, NegativeDimensionIsRejected) {
   auto t = DecodeRawTensor(DataType::kFloat, {-1, 4}, "");
   ASSERT_FALSE(t.ok());
-  EXPECT_THAT(t.status().message(), HasSubstr("negative dimension"));
+  EXPECT_THAT(t.status().message(), HasSubstr("negative dimension (dim 0 is -1)"));
+}
+
+TEST(CodecTest, ElementCountsAreCheckedForOverflow) {
+  EXPECT_EQ(*CheckedNumElements({}), 1);
+  EXPECT_EQ(*CheckedNumElements({3, 0, int64_t{1} << 62}), 0);
+  EXPECT_EQ(*CheckedNumElements({int64_t{1} << 31, int64_t{1} << 31}), int64_t{1} << 62);
+  // 2^32 * 2^32 = 2^64 does not fit; neither does 3 * 2^62.
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{int64_t{1} << 32, int64_t{1} << 32},
+                                           std::vector<int64_t>{3, int64_t{1} << 62}}) {
+    auto count = CheckedNumElements(dims);
+    ASSERT_FALSE(count.ok());
+    EXPECT_EQ(count.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(count.status().message(), HasSubstr("overflows int64"));
+  }
+  // 2^61 doubles are 2^64 bytes: the element count fits, the byte size does not.
+  auto bytes = DecodeRawTensor(DataType::kDouble, {int64_t{1} << 61}, "");
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_THAT(bytes.status().message(), HasSubstr("byte size overflows"));
+}
+
+TEST(CodecTest, HugeBytesShapeIsRefusedBeforeAllocating) {
+  // 2^40 strings would take 32 TiB of std::string objects; the 4 bytes of raw
+  // data hold one empty element, so this must fail on the layout, not allocate.
+  auto t = DecodeRawTensor(DataType::kString, {int64_t{1} << 40}, std::string(4, '\0'));
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("end after 1 of 1099511627776 elements"));
 }
 
 TEST(CodecTest, DecodesTypedContentsForEveryType) {
@@ -259,14 +285,17 @@ TEST(CodecTest, TypedContentsErrors) {
   c.add_int_contents(3);
   auto mixed = DecodeTypedTensor(DataType::kFloat, {2}, c);
   ASSERT_FALSE(mixed.ok());
-  EXPECT_THAT(mixed.status().message(), HasSubstr("fp32_contents only"));
+  EXPECT_THAT(mixed.status().message(),
+              AllOf(HasSubstr("fp32_contents only"), HasSubstr("received values in int_contents")));
 
   // A field for another type.
   inference::InferTensorContents ints;
   ints.add_int_contents(1);
   auto wrong_field = DecodeTypedTensor(DataType::kFloat, {1}, ints);
   ASSERT_FALSE(wrong_field.ok());
-  EXPECT_THAT(wrong_field.status().message(), HasSubstr("received 0"));
+  EXPECT_THAT(wrong_field.status().message(),
+              HasSubstr("FP32 data must be in fp32_contents only; "
+                        "received values in int_contents"));
 
   // Narrowing out of range.
   inference::InferTensorContents big;

@@ -4,7 +4,6 @@
 #include <memory>
 #include <utility>
 
-#include "server/grpc/infer_messages.h"
 #include "server/grpc/shared_memory_io.h"
 
 namespace onyx::server {
@@ -23,12 +22,37 @@ uint64_t NowMs() {
                                    .count());
 }
 
+// Wraps `finish` so that it logs the call's line first; `line` is completed
+// (served version, batch size) as the call progresses.
+InferFinish LoggingFinish(InferFinish finish, std::shared_ptr<RequestLogLine> line,
+                          SteadyClock::time_point start) {
+  return [finish = std::move(finish), line = std::move(line), start](
+             const std::string& model_label, const absl::Status& status) mutable {
+    line->code = status.code();
+    line->total_us = static_cast<int64_t>(NsSince(start) / 1000);
+    LogRequest(*line);
+    finish(model_label, status);
+  };
+}
+
 }  // namespace
 
 void StartInference(const InferEnv& env, const inference::ModelInferRequest* request,
                     inference::ModelInferResponse* response, InferFinish finish,
                     const InferCallOptions& call_options) {
   const SteadyClock::time_point start = SteadyClock::now();
+  std::shared_ptr<RequestLogLine> log_line;
+  if (env.request_log != nullptr && env.request_log->Sample()) {
+    log_line = std::make_shared<RequestLogLine>();
+    log_line->model = request->model_name();
+    log_line->version = request->model_version();
+    log_line->id = request->id();
+    finish = LoggingFinish(std::move(finish), log_line, start);
+  }
+  if (request->model_name().empty()) {
+    finish("", absl::InvalidArgumentError("model_name is empty (expected the name of a model)"));
+    return;
+  }
   // A reload swaps versions between our lookup and our enqueue at most a few
   // times in a row; each retry needs a newer version than the one refused.
   constexpr int kAttempts = 4;
@@ -40,6 +64,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
       return;
     }
     const Model& m = **model;
+    if (log_line != nullptr) log_line->version = m.version_string();
     ModelStats* stats = &m.stats();  // outlives the callback: Stop() drains first
     auto fail = [&](const absl::Status& status) {
       stats->RecordFailure(NsSince(start), NowMs());
@@ -50,8 +75,10 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     if (!inlined.ok()) return fail(inlined.status());
     std::shared_ptr<const inference::ModelInferRequest> owned = std::move(*inlined);
     const inference::ModelInferRequest& effective = owned ? *owned : *request;
-    absl::StatusOr<std::unique_ptr<InferenceRequest>> parsed = ParseInferRequest(effective, m);
+    absl::StatusOr<std::unique_ptr<InferenceRequest>> parsed =
+        ParseInferRequest(effective, m, env.limits);
     if (!parsed.ok()) return fail(parsed.status());
+    if (log_line != nullptr) log_line->batch_size = (*parsed)->batch_size;
     (*parsed)->deadline = call_options.deadline;
     (*parsed)->is_cancelled = call_options.is_cancelled;
 
@@ -67,6 +94,11 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
                          version = m.version_string(), output_names = (*parsed)->output_names](
                             absl::StatusOr<InferenceResult> result) mutable {
       timings.compute_infer_ns = NsSince(enqueued_at);
+      if (result.ok()) {  // the scheduler's own queue wait and engine run
+        timings.queue_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(result->queue_time));
+        timings.compute_infer_ns =
+            static_cast<uint64_t>(absl::ToInt64Nanoseconds(result->compute_time));
+      }
       const SteadyClock::time_point output_start = SteadyClock::now();
       absl::Status status = result.status();
       if (status.ok()) {

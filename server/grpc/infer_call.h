@@ -1,7 +1,7 @@
 // StartInference: one ModelInferRequest from receipt to a filled response —
 // shared by ModelInfer and ModelStreamInfer.
 //
-//   InferEnv env{repository, &shared_memory};
+//   InferEnv env{repository, &shared_memory, {.max_elements_per_input = 1 << 28}, &sampler};
 //   StartInference(env, request, response,
 //                  [reactor](const std::string& model_label, const absl::Status& status) {
 //                    reactor->Finish(ToGrpcStatus(status));
@@ -11,7 +11,9 @@
 // the model's scheduler, then (on the scheduler's worker) fills `response`,
 // writes shared-memory outputs and counts the request in the model's
 // statistics. When an enqueue meets a version that a reload just stopped, the
-// model is looked up again, so a reload loses no request.
+// model is looked up again, so a reload loses no request. An empty model name
+// is INVALID_ARGUMENT. When `env.request_log` samples the call, one line
+// (model, version, id, status, total µs, batch size) is logged as it finishes.
 // Thread-safe; never blocks on inference.
 #pragma once
 
@@ -22,14 +24,18 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "grpc_service.pb.h"
+#include "server/grpc/infer_messages.h"
 #include "server/memory/shared_memory.h"
 #include "server/models/model_repository.h"
+#include "server/observability/logging.h"
 
 namespace onyx::server {
 
 struct InferEnv {
   ModelRepository* repository = nullptr;
   const SharedMemoryRegistry* shared_memory = nullptr;
+  ParseLimits limits;
+  const RequestLogSampler* request_log = nullptr;  // null: no request lines
 };
 
 // Runs exactly once: on the caller's thread for errors found before enqueuing,

@@ -74,7 +74,13 @@ grpc::ServerUnaryReactor* InferenceService::ModelMetadata(
     grpc::CallbackServerContext* context, const inference::ModelMetadataRequest* request,
     inference::ModelMetadataResponse* response) {
   auto model = options_.repository->GetReady(request->name(), request->version());
-  if (model.ok()) FillModelMetadata(**model, response);
+  if (model.ok()) {
+    std::vector<int64_t> versions;
+    for (const auto& ready : options_.repository->ReadyModels(request->name())) {
+      versions.push_back(ready->version());
+    }
+    FillModelMetadata(**model, versions, response);
+  }
   return Reply(context, model.status());
 }
 
@@ -109,12 +115,14 @@ grpc::ServerUnaryReactor* InferenceService::ModelInfer(grpc::CallbackServerConte
   // Finishes the call and counts it, exactly once per accepted call. Runs on
   // this thread for early errors, on a scheduler worker otherwise.
   StartInference(env(), request, response,
-                 [this, reactor, start](const std::string& model_label,
-                                        const absl::Status& status) {
+                 [this, reactor, response, start](const std::string& model_label,
+                                                  const absl::Status& status) {
                    const double seconds = std::chrono::duration<double>(
                                               std::chrono::steady_clock::now() - start)
                                               .count();
-                   options_.metrics->RecordRequest(model_label, status.code(), seconds);
+                   // model_version is set only by a version that answered.
+                   options_.metrics->RecordRequest(model_label, response->model_version(),
+                                                   status.code(), seconds);
                    reactor->Finish(ToGrpcStatus(status));
                    gate_.Exit();
                  },
@@ -134,14 +142,19 @@ InferenceService::ModelStreamInfer(grpc::CallbackServerContext* context) {
 grpc::ServerUnaryReactor* InferenceService::ModelStatistics(
     grpc::CallbackServerContext* context, const inference::ModelStatisticsRequest* request,
     inference::ModelStatisticsResponse* response) {
-  if (!request->name().empty()) {
+  // A named version: that one. A name alone: every READY version of it. No
+  // name: every READY version of every model.
+  if (!request->name().empty() && !request->version().empty()) {
     auto model = options_.repository->GetReady(request->name(), request->version());
     if (model.ok()) FillModelStatistics(**model, response->add_model_stats());
     return Reply(context, model.status());
   }
-  for (const ModelStatus& status : options_.repository->Index()) {
-    auto model = options_.repository->GetReady(status.name, request->version());
-    if (model.ok()) FillModelStatistics(**model, response->add_model_stats());
+  if (!request->name().empty()) {
+    auto any = options_.repository->GetReady(request->name(), "");
+    if (!any.ok()) return Reply(context, any.status());
+  }
+  for (const auto& model : options_.repository->ReadyModels(request->name())) {
+    FillModelStatistics(*model, response->add_model_stats());
   }
   return Reply(context, absl::OkStatus());
 }
@@ -178,14 +191,12 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryModelLoad(
       !s.ok()) {
     return Reply(context, s);
   }
-  if (!request->parameters().empty()) {
-    return Reply(context, absl::UnimplementedError(
-                              "RepositoryModelLoad parameters (config/file overrides) are not "
-                              "supported; place the model in the repository"));
-  }
+  absl::StatusOr<LoadOverrides> overrides = ParseLoadParameters(request->parameters());
+  if (!overrides.ok()) return Reply(context, overrides.status());
   ModelRepository* repository = options_.repository;
-  return RunDetached(context, [repository, name = request->model_name()] {
-    return repository->Load(name);
+  return RunDetached(context, [repository, name = request->model_name(),
+                               overrides = std::move(*overrides)] {
+    return repository->Load(name, overrides);
   });
 }
 

@@ -49,6 +49,10 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
     const ServingState* serving = nullptr;
     // ServerMetadata.version.
     std::string version;
+    // Request decoding limits (max_elements_per_input).
+    ParseLimits limits;
+    // Samples the inference calls that log a line; null: none. Must outlive the service.
+    const RequestLogSampler* request_log = nullptr;
   };
 
   // INVALID_ARGUMENT when a pointer is null.
@@ -117,7 +121,9 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
 
  private:
   explicit InferenceService(const Options& options);
-  InferEnv env() { return InferEnv{options_.repository, &shared_memory_}; }
+  InferEnv env() {
+    return InferEnv{options_.repository, &shared_memory_, options_.limits, options_.request_log};
+  }
   // Runs `work` on a thread of its own inside the gate and finishes the call
   // with its status.
   grpc::ServerUnaryReactor* RunDetached(grpc::CallbackServerContext* context,

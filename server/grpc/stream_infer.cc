@@ -82,7 +82,10 @@ class StreamInferReactor final
                      const double seconds = std::chrono::duration<double>(
                                                 std::chrono::steady_clock::now() - start)
                                                 .count();
-                     options_.metrics->RecordRequest(label, status.code(), seconds);
+                     // model_version is set only by a version that answered.
+                     options_.metrics->RecordRequest(
+                         label, call->response.infer_response().model_version(), status.code(),
+                         seconds);
                      options_.gate->Exit();
                      Complete(call, label, status);
                    },

@@ -3,50 +3,48 @@
 #include <string>
 
 #include "onyx/memory.h"
+#include "server/observability/collector_util.h"
 
 namespace onyx::server {
 namespace {
 
-prometheus::MetricFamily Family(const char* name, const char* help, prometheus::MetricType type) {
-  prometheus::MetricFamily family;
-  family.name = name;
-  family.help = help;
-  family.type = type;
-  return family;
-}
-
-void Add(prometheus::MetricFamily& family, const std::string& device, double value) {
-  prometheus::ClientMetric metric;
-  metric.label.push_back({"device", device});
-  if (family.type == prometheus::MetricType::Counter) {
-    metric.counter.value = value;
-  } else {
-    metric.gauge.value = value;
-  }
-  family.metric.push_back(std::move(metric));
-}
+// The arena's smallest chunk; bin b holds free chunks of at least kMinChunk << b
+// bytes (engine/framework/bfc_arena.h).
+constexpr int64_t kMinChunk = 256;
 
 }  // namespace
 
 std::vector<prometheus::MetricFamily> ArenaCollector::Collect() const {
   using prometheus::MetricType;
   std::vector<prometheus::MetricFamily> families = {
-      Family("onyx_arena_in_use_bytes", "Bytes of the device arena held by live tensors", MetricType::Gauge),
-      Family("onyx_arena_reserved_bytes", "Bytes the device arena obtained from the device allocator",
-             MetricType::Gauge),
-      Family("onyx_arena_peak_in_use_bytes", "Largest in-use byte count of the device arena", MetricType::Gauge),
-      Family("onyx_arena_largest_free_block_bytes", "Largest free chunk of the device arena", MetricType::Gauge),
-      Family("onyx_arena_allocations_total", "Allocations served by the device arena", MetricType::Counter),
-      Family("onyx_arena_extends_total", "Regions the device arena obtained from the device allocator",
-             MetricType::Counter),
+      MakeFamily("onyx_arena_in_use_bytes", "Bytes of the device arena held by live tensors", MetricType::Gauge),
+      MakeFamily("onyx_arena_reserved_bytes", "Bytes the device arena obtained from the device allocator",
+                 MetricType::Gauge),
+      MakeFamily("onyx_arena_peak_in_use_bytes", "Largest in-use byte count of the device arena",
+                 MetricType::Gauge),
+      MakeFamily("onyx_arena_largest_free_block_bytes", "Largest free chunk of the device arena",
+                 MetricType::Gauge),
+      MakeFamily("onyx_arena_allocations_total", "Allocations served by the device arena", MetricType::Counter),
+      MakeFamily("onyx_arena_extends_total", "Regions the device arena obtained from the device allocator",
+                 MetricType::Counter),
+      MakeFamily("onyx_arena_bin_chunks",
+                 "Chunks of the device arena per size-class bin (at least bin_min_bytes), in use or free",
+                 MetricType::Gauge),
   };
   for (const onyx::ArenaStats& s : onyx::GetArenaStats()) {
-    Add(families[0], s.device, static_cast<double>(s.in_use_bytes));
-    Add(families[1], s.device, static_cast<double>(s.reserved_bytes));
-    Add(families[2], s.device, static_cast<double>(s.peak_in_use_bytes));
-    Add(families[3], s.device, static_cast<double>(s.largest_free_block));
-    Add(families[4], s.device, static_cast<double>(s.allocations));
-    Add(families[5], s.device, static_cast<double>(s.extends));
+    AddSample(families[0], {{"device", s.device}}, static_cast<double>(s.in_use_bytes));
+    AddSample(families[1], {{"device", s.device}}, static_cast<double>(s.reserved_bytes));
+    AddSample(families[2], {{"device", s.device}}, static_cast<double>(s.peak_in_use_bytes));
+    AddSample(families[3], {{"device", s.device}}, static_cast<double>(s.largest_free_block));
+    AddSample(families[4], {{"device", s.device}}, static_cast<double>(s.allocations));
+    AddSample(families[5], {{"device", s.device}}, static_cast<double>(s.extends));
+    for (size_t b = 0; b < s.bin_chunks_in_use.size() && b < s.bin_chunks_free.size(); ++b) {
+      const std::string min_bytes = std::to_string(kMinChunk << b);
+      AddSample(families[6], {{"device", s.device}, {"bin_min_bytes", min_bytes}, {"state", "in_use"}},
+                static_cast<double>(s.bin_chunks_in_use[b]));
+      AddSample(families[6], {{"device", s.device}, {"bin_min_bytes", min_bytes}, {"state", "free"}},
+                static_cast<double>(s.bin_chunks_free[b]));
+    }
   }
   return families;
 }

@@ -1,18 +1,21 @@
 #include "server/observability/metrics.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
+#include "server/observability/arena_collector.h"
+#include "server/observability/process_collector.h"
 
 namespace onyx::server {
 namespace {
 
-// 100 µs .. 10 s, roughly 1-2.5-5 per decade.
+// 50 µs .. 10 s, roughly 1-2.5-5 per decade.
 const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
   static const auto* buckets = new prometheus::Histogram::BucketBoundaries{
-      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-      0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,  10.0};
+      0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+      0.05,    0.1,    0.25,    0.5,    1.0,   2.5,    5.0,   10.0};
   return *buckets;
 }
 
@@ -28,12 +31,20 @@ const prometheus::Histogram::BucketBoundaries& CountBuckets() {
 Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   requests_ = &prometheus::BuildCounter()
                    .Name("onyx_requests_total")
-                   .Help("ModelInfer requests by model and final gRPC status code")
+                   .Help("ModelInfer requests by model, version and final gRPC status code")
                    .Register(*registry_);
   durations_ = &prometheus::BuildHistogram()
                     .Name("onyx_request_duration_seconds")
                     .Help("ModelInfer latency from arrival to reply, in seconds")
                     .Register(*registry_);
+  queue_durations_ = &prometheus::BuildHistogram()
+                          .Name("onyx_queue_duration_seconds")
+                          .Help("Time a request waited in its model's dynamic batcher, in seconds")
+                          .Register(*registry_);
+  compute_durations_ = &prometheus::BuildHistogram()
+                            .Name("onyx_compute_duration_seconds")
+                            .Help("Duration of the engine run that served a request, in seconds")
+                            .Register(*registry_);
   batch_requests_ = &prometheus::BuildHistogram()
                          .Name("onyx_batch_requests")
                          .Help("Requests merged into one engine run by the dynamic batcher")
@@ -48,22 +59,40 @@ Metrics::~Metrics() = default;
 
 absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const Options& options) {
   std::unique_ptr<Metrics> metrics(new Metrics());
-  if (options.address.empty()) return metrics;
-  try {  // prometheus-cpp (civetweb) throws when it cannot bind
-    metrics->exposer_ = std::make_unique<prometheus::Exposer>(options.address);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(
-        absl::StrCat("metrics listener on ", options.address, ": ", e.what()));
+  if (!options.address.empty()) {
+    try {  // prometheus-cpp (civetweb) throws when it cannot bind
+      metrics->exposer_ = std::make_unique<prometheus::Exposer>(options.address);
+    } catch (const std::exception& e) {
+      return absl::UnavailableError(
+          absl::StrCat("metrics listener on ", options.address, ": ", e.what()));
+    }
+    metrics->exposer_->RegisterCollectable(metrics->registry_);
   }
-  metrics->exposer_->RegisterCollectable(metrics->registry_);
-  metrics->exposer_->RegisterCollectable(metrics->arena_);
+  // Built in, registered for the life of the Metrics.
+  metrics->Register(std::make_shared<ArenaCollector>());
+  metrics->Register(std::make_shared<ProcessCollector>(options.version));
   return metrics;
 }
 
-void Metrics::RecordRequest(absl::string_view model, absl::StatusCode code, double seconds) {
+void Metrics::RecordRequest(absl::string_view model, absl::string_view version,
+                            absl::StatusCode code, double seconds) {
   const std::string model_label(model);
-  requests_->Add({{"model", model_label}, {"code", absl::StatusCodeToString(code)}}).Increment();
-  durations_->Add({{"model", model_label}}, LatencyBuckets()).Observe(seconds);
+  const std::string version_label(version);
+  requests_
+      ->Add({{"model", model_label},
+             {"version", version_label},
+             {"code", absl::StatusCodeToString(code)}})
+      .Increment();
+  durations_->Add({{"model", model_label}, {"version", version_label}}, LatencyBuckets())
+      .Observe(seconds);
+}
+
+void Metrics::RecordTiming(absl::string_view model, absl::string_view version,
+                           double queued_seconds, double compute_seconds) {
+  const prometheus::Labels labels = {{"model", std::string(model)},
+                                     {"version", std::string(version)}};
+  queue_durations_->Add(labels, LatencyBuckets()).Observe(queued_seconds);
+  compute_durations_->Add(labels, LatencyBuckets()).Observe(compute_seconds);
 }
 
 void Metrics::RecordBatch(absl::string_view model, int64_t requests, int64_t rows) {
@@ -73,9 +102,35 @@ void Metrics::RecordBatch(absl::string_view model, int64_t requests, int64_t row
   batch_rows_->Add({{"model", model_label}}, CountBuckets()).Observe(static_cast<double>(rows));
 }
 
+CollectableRegistration::~CollectableRegistration() { metrics_->Unregister(collectable_); }
+
+std::unique_ptr<CollectableRegistration> Metrics::AddCollectable(
+    std::shared_ptr<prometheus::Collectable> collectable) {
+  Register(collectable);
+  return std::unique_ptr<CollectableRegistration>(
+      new CollectableRegistration(this, std::move(collectable)));
+}
+
+void Metrics::Register(const std::shared_ptr<prometheus::Collectable>& collectable) {
+  if (exposer_ != nullptr) exposer_->RegisterCollectable(collectable);
+  absl::MutexLock lock(&mu_);
+  collectables_.push_back(collectable);
+}
+
+void Metrics::Unregister(const std::shared_ptr<prometheus::Collectable>& collectable) {
+  // The exposer removes it under the lock its scrapes hold while collecting.
+  if (exposer_ != nullptr) exposer_->RemoveCollectable(collectable);
+  absl::MutexLock lock(&mu_);
+  collectables_.erase(std::remove(collectables_.begin(), collectables_.end(), collectable),
+                      collectables_.end());
+}
+
 std::string Metrics::Serialize() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
-  for (auto& family : arena_->Collect()) families.push_back(std::move(family));
+  absl::MutexLock lock(&mu_);
+  for (const auto& collectable : collectables_) {
+    for (auto& family : collectable->Collect()) families.push_back(std::move(family));
+  }
   return prometheus::TextSerializer().Serialize(families);
 }
 

@@ -3,15 +3,21 @@
 //   Metrics::Options options;
 //   options.address = "0.0.0.0:8002";          // "" = registry only (tests)
 //   ASSIGN_OR_RETURN(auto metrics, Metrics::Create(options));
-//   metrics->RecordRequest("mlp", absl::StatusCode::kOk, 0.0012);
+//   metrics->RecordRequest("mlp", "1", absl::StatusCode::kOk, 0.0012);
+//   auto registration = metrics->AddCollectable(std::make_shared<ModelCollector>(repository));
+//   // ... read at every scrape until `registration` is destroyed
 //
-// Series:
-//   onyx_requests_total{model,code}             ModelInfer calls by final status
-//   onyx_request_duration_seconds{model}        ModelInfer latency, arrival to reply
-//   onyx_batch_requests{model}                  requests merged into each engine run
-//   onyx_batch_rows{model}                      rows (before padding) of each engine run
-// Requests naming a model the repository does not have are counted under
-// model="" so clients cannot grow the label set without bound.
+// Series recorded here (README.md lists every series onyxd exports):
+//   onyx_requests_total{model,version,code}            ModelInfer calls by final status
+//   onyx_request_duration_seconds{model,version}       arrival to reply
+//   onyx_queue_duration_seconds{model,version}         waiting in the dynamic batcher
+//   onyx_compute_duration_seconds{model,version}       the engine run that served it
+//   onyx_batch_requests{model}                         requests merged into each engine run
+//   onyx_batch_rows{model}                             rows (before padding) of each engine run
+// plus the arena, process and build series (arena_collector.h,
+// process_collector.h). Requests naming a model the repository does not have
+// are counted under model="" and version="" so clients cannot grow the label
+// set without bound; version is "" for requests no version answered.
 // Thread-safe.
 #pragma once
 
@@ -19,23 +25,45 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "prometheus/collectable.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
-#include "server/observability/arena_collector.h"
 
 namespace onyx::server {
+
+class Metrics;
+
+// Keeps a collectable in a Metrics' scrapes; destroying it removes the
+// collectable, waiting for a scrape that is reading it. Thread-compatible.
+class CollectableRegistration {
+ public:
+  ~CollectableRegistration();
+  CollectableRegistration(const CollectableRegistration&) = delete;
+  CollectableRegistration& operator=(const CollectableRegistration&) = delete;
+
+ private:
+  friend class Metrics;
+  CollectableRegistration(Metrics* metrics, std::shared_ptr<prometheus::Collectable> collectable)
+      : metrics_(metrics), collectable_(std::move(collectable)) {}
+  Metrics* const metrics_;
+  const std::shared_ptr<prometheus::Collectable> collectable_;
+};
 
 class Metrics {
  public:
   struct Options {
     // HOST:PORT for /metrics; empty: no listener.
     std::string address;
+    // onyx_build_info's version label.
+    std::string version = "0.0.0";
   };
 
   // UNAVAILABLE when the listener cannot bind `address`.
@@ -43,11 +71,23 @@ class Metrics {
   ~Metrics();
 
   // Counts one finished ModelInfer call and observes its duration.
-  void RecordRequest(absl::string_view model, absl::StatusCode code, double seconds);
+  void RecordRequest(absl::string_view model, absl::string_view version, absl::StatusCode code,
+                     double seconds);
+
+  // Observes one request that the model's scheduler ran: its queue wait and
+  // the engine run's duration.
+  void RecordTiming(absl::string_view model, absl::string_view version, double queued_seconds,
+                    double compute_seconds);
 
   // Observes one engine run of the model's dynamic batcher: how many requests
   // it merged and their rows.
   void RecordBatch(absl::string_view model, int64_t requests, int64_t rows);
+
+  // Adds series read at every scrape (and by Serialize) until the returned
+  // registration is destroyed; destroy it before what the collectable reads
+  // goes away, and before this Metrics.
+  [[nodiscard]] std::unique_ptr<CollectableRegistration> AddCollectable(
+      std::shared_ptr<prometheus::Collectable> collectable);
 
   // The registry, for other components' series.
   prometheus::Registry& registry() { return *registry_; }
@@ -59,15 +99,22 @@ class Metrics {
   std::vector<int> ListeningPorts() const;
 
  private:
+  friend class CollectableRegistration;
   Metrics();
+  void Register(const std::shared_ptr<prometheus::Collectable>& collectable);
+  void Unregister(const std::shared_ptr<prometheus::Collectable>& collectable);
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* requests_ = nullptr;
   prometheus::Family<prometheus::Histogram>* durations_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* queue_durations_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* compute_durations_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_requests_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_rows_ = nullptr;
   std::unique_ptr<prometheus::Exposer> exposer_;
-  std::shared_ptr<ArenaCollector> arena_ = std::make_shared<ArenaCollector>();
+  // Held while a collectable is read by Serialize or removed.
+  mutable absl::Mutex mu_;
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace onyx::server

@@ -1,32 +1,60 @@
 #include "server/observability/metrics.h"
 
+#include <memory>
+#include <string>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onyx/memory.h"
+#include "server/observability/collector_util.h"
+#include "server/observability/process_collector.h"
 
 namespace onyx::server {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
-TEST(MetricsTest, CountsRequestsByModelAndCode) {
+TEST(MetricsTest, CountsRequestsByModelVersionAndCode) {
   absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
-  (*metrics)->RecordRequest("mlp", absl::StatusCode::kOk, 0.002);
-  (*metrics)->RecordRequest("mlp", absl::StatusCode::kOk, 0.004);
-  (*metrics)->RecordRequest("mlp", absl::StatusCode::kInvalidArgument, 0.0001);
-  (*metrics)->RecordRequest("", absl::StatusCode::kNotFound, 0.0001);
+  (*metrics)->RecordRequest("mlp", "1", absl::StatusCode::kOk, 0.002);
+  (*metrics)->RecordRequest("mlp", "1", absl::StatusCode::kOk, 0.004);
+  (*metrics)->RecordRequest("mlp", "", absl::StatusCode::kInvalidArgument, 0.00004);
+  (*metrics)->RecordRequest("", "", absl::StatusCode::kNotFound, 0.0001);
   const std::string text = (*metrics)->Serialize();
-  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\"} 2"));
-  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"INVALID_ARGUMENT\",model=\"mlp\"} 1"));
-  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"NOT_FOUND\",model=\"\"} 1"));
-  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\"} 3"));
-  // 0.002 and 0.004 are both <= 0.005; 0.0001 is in the first bucket.
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\",version=\"1\"} 2"));
   EXPECT_THAT(text,
-              HasSubstr("onyx_request_duration_seconds_bucket{model=\"mlp\",le=\"0.0001\"} 1"));
-  EXPECT_THAT(text,
-              HasSubstr("onyx_request_duration_seconds_bucket{model=\"mlp\",le=\"0.005\"} 3"));
+              HasSubstr("onyx_requests_total{code=\"INVALID_ARGUMENT\",model=\"mlp\",version=\"\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"NOT_FOUND\",model=\"\",version=\"\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"1\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_sum{model=\"mlp\",version=\"1\"} 0.006"));
+  // 40 µs is in the first bucket (50 µs); 0.002 and 0.004 both <= 0.005.
+  EXPECT_THAT(text, HasSubstr(
+                        "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"\",le=\"5e-05\"} 1"));
+  EXPECT_THAT(text, HasSubstr(
+                        "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"0.001\"} 0"));
+  EXPECT_THAT(text, HasSubstr(
+                        "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"0.005\"} 2"));
+  EXPECT_THAT(text, HasSubstr(
+                        "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"10\"} 2"));
   EXPECT_TRUE((*metrics)->ListeningPorts().empty());
+}
+
+TEST(MetricsTest, ObservesQueueAndComputeTimePerRequest) {
+  absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  (*metrics)->RecordTiming("cnn", "2", 0.0002, 0.003);
+  (*metrics)->RecordTiming("cnn", "2", 0.0, 0.02);
+  const std::string text = (*metrics)->Serialize();
+  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_count{model=\"cnn\",version=\"2\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_sum{model=\"cnn\",version=\"2\"} 0.0002"));
+  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"5e-05\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.00025\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_compute_duration_seconds_count{model=\"cnn\",version=\"2\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_compute_duration_seconds_sum{model=\"cnn\",version=\"2\"} 0.023"));
+  EXPECT_THAT(text, HasSubstr("onyx_compute_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.005\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_compute_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.025\"} 2"));
 }
 
 TEST(MetricsTest, ObservesRequestsAndRowsPerBatch) {
@@ -54,9 +82,53 @@ TEST(MetricsTest, ExportsTheEngineArenaAccounting) {
       << text;
   for (const char* name : {"onyx_arena_in_use_bytes", "onyx_arena_peak_in_use_bytes",
                            "onyx_arena_largest_free_block_bytes", "onyx_arena_allocations_total",
-                           "onyx_arena_extends_total"}) {
+                           "onyx_arena_extends_total", "onyx_arena_bin_chunks"}) {
     EXPECT_NE(text.find(std::string("# TYPE ") + name), std::string::npos) << name;
   }
+  // One in-use and one free series per bin: bin b holds chunks of >= 256 << b bytes.
+  ASSERT_EQ(stats[0].bin_chunks_in_use.size(), 21u);
+  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{device=\"cpu\",bin_min_bytes=\"256\",state=\"free\"} " +
+                              std::to_string(stats[0].bin_chunks_free[0])));
+  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{device=\"cpu\",bin_min_bytes=\"268435456\",state=\"in_use\"} " +
+                              std::to_string(stats[0].bin_chunks_in_use[20])));
+}
+
+TEST(MetricsTest, ExportsResidentMemoryAndBuildInfo) {
+  Metrics::Options options;
+  options.version = "1.2.3";
+  auto metrics = Metrics::Create(options);
+  ASSERT_TRUE(metrics.ok());
+  absl::StatusOr<int64_t> rss = ResidentMemoryBytes();
+  ASSERT_TRUE(rss.ok()) << rss.status();
+  // A running test binary holds at least a megabyte of code and data resident.
+  EXPECT_GT(*rss, 1 << 20);
+  const std::string text = (*metrics)->Serialize();
+  EXPECT_THAT(text, HasSubstr("# TYPE onyx_process_resident_memory_bytes gauge\n"
+                              "onyx_process_resident_memory_bytes "));
+  EXPECT_THAT(text, HasSubstr("onyx_build_info{version=\"1.2.3\",compiler=\""));
+  EXPECT_THAT(text, HasSubstr(",cxx_standard=\"" + std::to_string(__cplusplus) + "\"} 1\n"));
+}
+
+// A collectable with one fixed gauge.
+class FixedCollectable final : public prometheus::Collectable {
+ public:
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    auto family = MakeFamily("onyx_test_value", "test", prometheus::MetricType::Gauge);
+    AddSample(family, {{"k", "v"}}, 42);
+    return {family};
+  }
+};
+
+TEST(MetricsTest, AddedCollectablesAreReadUntilTheRegistrationGoes) {
+  Metrics::Options options;
+  options.address = "127.0.0.1:0";  // the exposer's list is updated as well
+  auto metrics = Metrics::Create(options);
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  std::unique_ptr<CollectableRegistration> registration =
+      (*metrics)->AddCollectable(std::make_shared<FixedCollectable>());
+  EXPECT_THAT((*metrics)->Serialize(), HasSubstr("onyx_test_value{k=\"v\"} 42"));
+  registration.reset();
+  EXPECT_THAT((*metrics)->Serialize(), Not(HasSubstr("onyx_test_value")));
 }
 
 TEST(MetricsTest, ListenerThatCannotBindIsUnavailable) {

@@ -344,8 +344,10 @@ def stubs_in(proto_dir, tmp):
         return None
 
 
-def launch_onyxd(onyxd, repo, mods, tmp):
+def launch_onyxd(onyxd, repo, mods, tmp, extra_args=(), log_level="warn"):
     """Starts onyxd on free loopback ports and waits until it is ready.
+
+    extra_args are appended to the command line; log_level is --log-level.
 
     Returns (proc, grpc_address, metrics_address, failure): failure is None when
     ready, else a reason (the FAIL line and the stderr tail are printed here).
@@ -355,7 +357,7 @@ def launch_onyxd(onyxd, repo, mods, tmp):
     metrics_address = "127.0.0.1:%d" % metrics_port
     stderr_path = os.path.join(tmp, "onyxd.stderr")
     cmd = [onyxd, "--model-repository", repo, "--grpc-address", address,
-           "--metrics-address", metrics_address, "--log-level", "warn"]
+           "--metrics-address", metrics_address, "--log-level", log_level] + list(extra_args)
     try:
         with open(stderr_path, "wb") as err, open(os.path.join(tmp, "onyxd.stdout"), "wb") as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=err)

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -121,7 +123,17 @@ struct PartitionReport {
   std::string ToString() const;
 };
 
-// Latency of one node of the main graph over all runs of a session.
+// Upper bounds (ns) of the kernel latency histogram every node keeps: 1 µs to
+// 1 s, roughly 1-2.5-5 per decade. KernelStats::bucket_counts has one count per
+// bound plus a last one for slower runs (+Inf).
+inline constexpr int64_t kKernelLatencyBoundsNs[] = {
+    1'000,      2'500,      5'000,      10'000,      25'000,      50'000,      100'000,
+    250'000,    500'000,    1'000'000,  2'500'000,   5'000'000,   10'000'000,  25'000'000,
+    50'000'000, 100'000'000, 250'000'000, 500'000'000, 1'000'000'000};
+inline constexpr size_t kKernelLatencyBuckets = std::size(kKernelLatencyBoundsNs) + 1;
+
+// Latency of one node of the main graph over all runs of a session. Counted
+// always (relaxed atomics, no lock or allocation per run).
 struct KernelStats {
   std::string node;      // node label, e.g. "Conv 'conv1'"
   std::string op_type;
@@ -129,6 +141,9 @@ struct KernelStats {
   int64_t count = 0;
   int64_t total_ns = 0;
   int64_t max_ns = 0;
+  // Runs per latency bucket (not cumulative): runs with time <=
+  // kKernelLatencyBoundsNs[i] and above the previous bound; the last is +Inf.
+  std::vector<int64_t> bucket_counts = std::vector<int64_t>(kKernelLatencyBuckets, 0);
 };
 
 using Feeds = std::vector<std::pair<std::string, Value>>;
@@ -162,10 +177,16 @@ class InferenceSession {
   // The same, summed per (op type, provider); `node` is empty, max_ns the
   // largest single-node time. Ordered by op type.
   std::vector<KernelStats> op_type_stats() const;
-  // Profiles the next `runs` runs (on top of enable_profiling).
-  void StartProfiling(int64_t runs);
+  // Profiling is an observation, not a change of the model: these are const
+  // and thread-safe like Run().
+  // Profiles the next `runs` runs (on top of enable_profiling); 0 stops a
+  // pending count. A non-empty `file_prefix` replaces
+  // SessionOptions::profile_file_prefix for the files written from now on.
+  void StartProfiling(int64_t runs, const std::string& file_prefix = "") const;
+  // Runs fully recorded since the last EndProfiling() (each has one "run" event).
+  int64_t profiled_runs() const;
   // Writes the events recorded so far as a Chrome trace and returns its path.
-  absl::StatusOr<std::string> EndProfiling();
+  absl::StatusOr<std::string> EndProfiling() const;
 
   const std::vector<ValueInfo>& inputs() const;
   const std::vector<ValueInfo>& outputs() const;
