@@ -27,11 +27,12 @@ uint64_t NowMs() {
 InferFinish LoggingFinish(InferFinish finish, std::shared_ptr<RequestLogLine> line,
                           SteadyClock::time_point start) {
   return [finish = std::move(finish), line = std::move(line), start](
-             const std::string& model_label, const absl::Status& status) mutable {
+             const std::string& model_label, const std::string& version_label,
+             const absl::Status& status) mutable {
     line->code = status.code();
     line->total_us = static_cast<int64_t>(NsSince(start) / 1000);
     LogRequest(*line);
-    finish(model_label, status);
+    finish(model_label, version_label, status);
   };
 }
 
@@ -50,7 +51,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     finish = LoggingFinish(std::move(finish), log_line, start);
   }
   if (request->model_name().empty()) {
-    finish("", absl::InvalidArgumentError("model_name is empty (expected the name of a model)"));
+    finish("", "", absl::InvalidArgumentError("model_name is empty (expected the name of a model)"));
     return;
   }
   // A reload swaps versions between our lookup and our enqueue at most a few
@@ -60,7 +61,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     auto model = env.repository->GetReady(request->model_name(), request->model_version());
     if (!model.ok()) {
       const bool known = env.repository->GetStatus(request->model_name()).ok();
-      finish(known ? request->model_name() : std::string(), model.status());
+      finish(known ? request->model_name() : std::string(), std::string(), model.status());
       return;
     }
     const Model& m = **model;
@@ -68,7 +69,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     ModelStats* stats = &m.stats();  // outlives the callback: Stop() drains first
     auto fail = [&](const absl::Status& status) {
       stats->RecordFailure(NsSince(start), NowMs());
-      finish(m.name(), status);
+      finish(m.name(), m.version_string(), status);
     };
     absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> inlined =
         InlineSharedMemoryInputs(*request, *env.shared_memory);
@@ -113,7 +114,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
       } else {
         stats->RecordFailure(timings.total_ns, timings.end_ms);
       }
-      (*finish_holder)(name, status);
+      (*finish_holder)(name, version, status);
     };
     absl::Status status = m.scheduler().Enqueue(std::move(*parsed), std::move(done));
     if (status.ok()) return;

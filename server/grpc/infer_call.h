@@ -40,8 +40,10 @@ struct InferEnv {
 
 // Runs exactly once: on the caller's thread for errors found before enqueuing,
 // on a scheduler thread otherwise. `model_label` is the model's name when the
-// repository knows it, else "" (a metrics label value).
-using InferFinish = absl::AnyInvocable<void(const std::string& model_label, const absl::Status&)>;
+// repository knows it, else ""; `version_label` the version that took the
+// request (answered or refused it), else "" (metrics label values).
+using InferFinish = absl::AnyInvocable<void(
+    const std::string& model_label, const std::string& version_label, const absl::Status&)>;
 
 // Per-call scheduling hints, copied into the InferenceRequest.
 struct InferCallOptions {

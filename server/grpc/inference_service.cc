@@ -115,14 +115,14 @@ grpc::ServerUnaryReactor* InferenceService::ModelInfer(grpc::CallbackServerConte
   // Finishes the call and counts it, exactly once per accepted call. Runs on
   // this thread for early errors, on a scheduler worker otherwise.
   StartInference(env(), request, response,
-                 [this, reactor, response, start](const std::string& model_label,
-                                                  const absl::Status& status) {
+                 [this, reactor, start](const std::string& model_label,
+                                        const std::string& version_label,
+                                        const absl::Status& status) {
                    const double seconds = std::chrono::duration<double>(
                                               std::chrono::steady_clock::now() - start)
                                               .count();
-                   // model_version is set only by a version that answered.
-                   options_.metrics->RecordRequest(model_label, response->model_version(),
-                                                   status.code(), seconds);
+                   options_.metrics->RecordRequest(model_label, version_label, status.code(),
+                                                   seconds);
                    reactor->Finish(ToGrpcStatus(status));
                    gate_.Exit();
                  },

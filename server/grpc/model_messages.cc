@@ -29,6 +29,18 @@ void FillModelConfig(const Model& model, inference::ModelConfig* config) {
   config->set_name(model.name());
   config->set_platform(kPlatform);
   config->set_backend("onyx");
+  auto* policy = config->mutable_version_policy();
+  switch (mc.version_policy.kind) {
+    case VersionPolicy::Kind::kLatest:
+      policy->mutable_latest()->set_num_versions(static_cast<uint32_t>(mc.version_policy.latest));
+      break;
+    case VersionPolicy::Kind::kAll:
+      policy->mutable_all();
+      break;
+    case VersionPolicy::Kind::kSpecific:
+      for (int64_t v : mc.version_policy.specific) policy->mutable_specific()->add_versions(v);
+      break;
+  }
   config->set_max_batch_size(static_cast<int32_t>(mc.max_batch_size));
   // Triton lists dims without the batch dimension when the model batches.
   const size_t skip = model.batched() ? 1 : 0;

@@ -78,14 +78,12 @@ class StreamInferReactor final
     }
     const auto start = std::chrono::steady_clock::now();
     StartInference(options_.env, &call->request, call->response.mutable_infer_response(),
-                   [this, call, start](const std::string& label, const absl::Status& status) {
+                   [this, call, start](const std::string& label, const std::string& version,
+                                       const absl::Status& status) {
                      const double seconds = std::chrono::duration<double>(
                                                 std::chrono::steady_clock::now() - start)
                                                 .count();
-                     // model_version is set only by a version that answered.
-                     options_.metrics->RecordRequest(
-                         label, call->response.infer_response().model_version(), status.code(),
-                         seconds);
+                     options_.metrics->RecordRequest(label, version, status.code(), seconds);
                      options_.gate->Exit();
                      Complete(call, label, status);
                    },

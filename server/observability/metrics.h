@@ -17,7 +17,8 @@
 // plus the arena, process and build series (arena_collector.h,
 // process_collector.h). Requests naming a model the repository does not have
 // are counted under model="" and version="" so clients cannot grow the label
-// set without bound; version is "" for requests no version answered.
+// set without bound; version is "" for requests no version took (the model or
+// version was unknown or unavailable).
 // Thread-safe.
 #pragma once
 

@@ -152,7 +152,8 @@ def build_cases(client, admin_pb, admin, metrics_address, repo, onyx, tmp):
         s = state["samples"]
         got = value(s, "onyx_requests_total", model="mlp", version="1", code="OK")
         check(got == OK_REQUESTS, "OK requests %g, want %d" % (got, OK_REQUESTS))
-        got = value(s, "onyx_requests_total", model="mlp", version="", code="INVALID_ARGUMENT")
+        # Version 1 took and refused them: they count under its label.
+        got = value(s, "onyx_requests_total", model="mlp", version="1", code="INVALID_ARGUMENT")
         check(got == BAD_REQUESTS, "INVALID_ARGUMENT requests %g, want %d" % (got, BAD_REQUESTS))
         got = value(s, "onyx_requests_total", model="", version="", code="NOT_FOUND")
         check(got == UNKNOWN_REQUESTS, "NOT_FOUND requests %g, want %d" % (got, UNKNOWN_REQUESTS))
@@ -160,8 +161,9 @@ def build_cases(client, admin_pb, admin, metrics_address, repo, onyx, tmp):
 
     def latency_histograms():
         s = state["samples"]
-        check_histogram(s, "onyx_request_duration_seconds", OK_REQUESTS, model="mlp", version="1")
-        check_histogram(s, "onyx_request_duration_seconds", BAD_REQUESTS, model="mlp", version="")
+        check_histogram(s, "onyx_request_duration_seconds", OK_REQUESTS + BAD_REQUESTS,
+                        model="mlp", version="1")
+        check_histogram(s, "onyx_request_duration_seconds", UNKNOWN_REQUESTS, model="", version="")
         buckets = check_histogram(s, "onyx_compute_duration_seconds", OK_REQUESTS, model="mlp", version="1")
         check(buckets[0][0] == 0.00005 and buckets[-2][0] == 10.0,
               "latency buckets %g .. %g, want 5e-05 .. 10" % (buckets[0][0], buckets[-2][0]))
@@ -172,6 +174,8 @@ def build_cases(client, admin_pb, admin, metrics_address, repo, onyx, tmp):
         total = value(s, "onyx_request_duration_seconds_sum", model="mlp", version="1")
         compute = value(s, "onyx_compute_duration_seconds_sum", model="mlp", version="1")
         check(compute <= total, "compute %g s exceeds the requests' total %g s" % (compute, total))
+        check(not select(s, "onyx_request_duration_seconds_count", model="mlp", version=""),
+              "requests version 1 took are counted without its label")
 
     def gauges_at_rest():
         s = state["samples"]

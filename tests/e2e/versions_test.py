@@ -110,6 +110,11 @@ def build_cases(client, repo):
         md = client.stub.ModelMetadata(pb.ModelMetadataRequest(name="scale"),
                                        timeout=RPC_TIMEOUT_S)
         check(list(md.versions) == ["2", "3"], "metadata versions %r" % list(md.versions))
+        config = client.stub.ModelConfig(pb.ModelConfigRequest(name="scale"),
+                                         timeout=RPC_TIMEOUT_S).config
+        check(config.version_policy.WhichOneof("policy_choice") == "latest"
+              and config.version_policy.latest.num_versions == 2,
+              "ModelConfig version_policy %r" % config.version_policy)
         stats = client.stub.ModelStatistics(pb.ModelStatisticsRequest(name="scale"),
                                             timeout=RPC_TIMEOUT_S).model_stats
         by_version = {s.version: s for s in stats}
@@ -124,6 +129,10 @@ def build_cases(client, repo):
         set_config("version_policy: {specific: [1, 3]}\n")
         load()
         check(states() == [("1", "READY"), ("3", "READY")], "index %r" % index())
+        config = client.stub.ModelConfig(pb.ModelConfigRequest(name="scale"),
+                                         timeout=RPC_TIMEOUT_S).config
+        check(list(config.version_policy.specific.versions) == [1, 3],
+              "ModelConfig version_policy %r" % config.version_policy)
         check(answer("1") == "1", "version 1 answered as another")
         base.expect_error(client, request("2"), SC.NOT_FOUND, must_mention="versions: 1, 3")
 
