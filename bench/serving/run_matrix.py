@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""Runs the serving benchmark matrix against one onyxd and prints Markdown tables.
+
+usage: run_matrix.py --onyxd BIN --bench BIN --proto-dir DIR --repo DIR
+                     [--seconds S] [--models mlp,resnet] [--concurrency 1,8,64] [--json FILE]
+
+Starts onyxd on free loopback ports (with the e2e suites' launcher), then, side
+by side in one run: the empty unary call (ServerLive, concurrency 1); for each
+model and concurrency C, the served load (batch 1 per request) followed at once
+by its in-process peers on the same engine session onyxd builds: batch 1 from
+C' = min(C, cores) threads, and the batch size the server formed during that
+served run (the onyx_batch_rows bucket on /metrics that ran the most rows)
+from 1 and C' threads. ModelStatistics deltas give the server's own per-request split
+(compute_input = parse, queue = batcher wait, compute_infer = the batch's
+engine run, compute_output = reply), and /proc the CPU onyxd used (the
+client reports its own). Last, --rounds interleaved rounds of (empty call,
+served C=1, in-process batch 1) per model give the added latency as the
+median of the per-round differences. onyxd is stopped at the end; exits non-zero if any run failed.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "e2e"))
+import python_client_test as e2e  # noqa: E402  (launch_onyxd, stubs_in, stop)
+
+CORES = os.cpu_count() or 1
+BUCKET_BOUNDS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # onyx_batch_rows buckets
+
+
+def proc_cpu_s(pid):
+    """User + system CPU seconds of process `pid` so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench(binary, *args):
+    start = time.monotonic()
+    res = subprocess.run([binary] + [str(a) for a in args], capture_output=True, text=True, timeout=300)
+    line = res.stdout.strip().splitlines()[-1] if res.stdout.strip() else "{}"
+    out = json.loads(line)
+    out["wall_s"] = time.monotonic() - start
+    if res.returncode != 0:
+        raise RuntimeError("%s %s failed (%d): %s %s" % (os.path.basename(binary), " ".join(map(str, args)),
+                                                        res.returncode, res.stderr.strip(),
+                                                        out.get("first_error", "")))
+    return out
+
+
+def scrape_batch_rows(metrics_address, model):
+    """(cumulative counts per bucket bound, sum, count) of onyx_batch_rows{model}."""
+    text = urllib.request.urlopen("http://%s/metrics" % metrics_address, timeout=10).read().decode()
+    cumulative, total, count = {}, 0.0, 0.0
+    label = 'model="%s"' % model
+    for line in text.splitlines():
+        if not line.startswith("onyx_batch_rows") or label not in line:
+            continue
+        name, value = line.rsplit(" ", 1)
+        if name.startswith("onyx_batch_rows_bucket"):
+            le = name.split('le="')[1].split('"')[0]
+            cumulative[le] = float(value)
+        elif name.startswith("onyx_batch_rows_sum"):
+            total = float(value)
+        elif name.startswith("onyx_batch_rows_count"):
+            count = float(value)
+    return cumulative, total, count
+
+
+def formed_batches(before, after):
+    """Mean rows per engine run, and the bucket that ran the most rows, between two scrapes."""
+    runs = after[2] - before[2]
+    if runs <= 0:
+        return 0.0, 1, {}
+    per_bin, prev = {}, 0.0
+    for bound in BUCKET_BOUNDS:
+        key = "%g" % bound
+        cum = after[0].get(key, 0.0) - before[0].get(key, 0.0)
+        per_bin[bound] = cum - prev
+        prev = cum
+    # The bucket that ran the most rows (bins are the buckets: powers of two).
+    modal = max(per_bin, key=lambda b: per_bin[b] * b)
+    return (after[1] - before[1]) / runs, modal, {b: int(n) for b, n in per_bin.items() if n > 0}
+
+
+def model_stats(stub, pb, model):
+    s = stub.ModelStatistics(pb.ModelStatisticsRequest(name=model), timeout=10).model_stats[0]
+    i = s.inference_stats
+    return {k: (getattr(i, k).count, getattr(i, k).ns)
+            for k in ("success", "queue", "compute_input", "compute_infer", "compute_output")}
+
+
+def stats_delta_us(before, after):
+    """Mean microseconds per request of each statistic between two snapshots."""
+    out = {}
+    for k in before:
+        n = after[k][0] - before[k][0]
+        out[k] = (after[k][1] - before[k][1]) / n / 1000.0 if n else 0.0
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--onyxd", required=True)
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--proto-dir", required=True)
+    ap.add_argument("--repo", required=True)
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--models", default="mlp,resnet")
+    ap.add_argument("--concurrency", default="1,8,64")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="interleaved rounds of (empty, served C=1, in-process b=1) per model for the added latency")
+    ap.add_argument("--json", help="also write every run's numbers here")
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="onyx_bench_serving_")
+    mods = e2e.stubs_in(args.proto_dir, tmp)
+    if mods is None:
+        return 1
+    proc, address, metrics_address, failure = e2e.launch_onyxd(args.onyxd, args.repo, mods, tmp)
+    if failure is not None:
+        if proc is not None:
+            e2e.stop(proc)
+        return 1
+    import grpc
+    pb = mods["grpc_service_pb2"]
+    channel = grpc.insecure_channel(address)
+    stub = mods["grpc_service_pb2_grpc"].GRPCInferenceServiceStub(channel)
+    secs = ["--seconds", args.seconds, "--warmup", 0.5]
+    results = {"cores": CORES, "seconds": args.seconds, "runs": []}
+    try:
+        results["empty"] = bench(args.bench, "empty", "--address", address, "--concurrency", 1, *secs)
+        for model in args.models.split(","):
+            path = os.path.join(args.repo, model, "1", "model.onnx")
+            for c in map(int, args.concurrency.split(",")):
+                threads = min(c, CORES)
+                rows0, stats0 = scrape_batch_rows(metrics_address, model), model_stats(stub, pb, model)
+                cpu0 = proc_cpu_s(proc.pid)
+                served = bench(args.bench, "served", "--address", address, "--model", model,
+                               "--concurrency", c, "--batch", 1, *secs)
+                server_cpu = proc_cpu_s(proc.pid) - cpu0
+                rows1, stats1 = scrape_batch_rows(metrics_address, model), model_stats(stub, pb, model)
+                mean_rows, modal, hist = formed_batches(rows0, rows1)
+                run = {"model": model, "concurrency": c, "served": served, "mean_rows": mean_rows,
+                       "modal_bucket": modal, "rows_histogram": hist,
+                       "server_us": stats_delta_us(stats0, stats1),
+                       "server_cores": server_cpu / served["wall_s"],
+                       "client_cores": served["process_cpu_s"] / served["wall_s"]}
+                run["engine_b1"] = bench(args.bench, "engine", "--model-file", path, "--batch", 1,
+                                         "--threads", threads, *secs)
+                if modal > 1:
+                    run["engine_formed_1t"] = bench(args.bench, "engine", "--model-file", path,
+                                                    "--batch", modal, "--threads", 1, *secs)
+                    if threads > 1:
+                        run["engine_formed"] = bench(args.bench, "engine", "--model-file", path,
+                                                     "--batch", modal, "--threads", threads, *secs)
+                results["runs"].append(run)
+                sys.stderr.write("done %s C=%d\n" % (model, c))
+        # Added latency is a difference of medians a few tens of µs apart, so
+        # its three terms are measured in short interleaved rounds and the
+        # median of the per-round differences is reported.
+        short = ["--seconds", max(1.0, args.seconds / 3), "--warmup", 0.3]
+        results["added"] = {}
+        for model in args.models.split(","):
+            path = os.path.join(args.repo, model, "1", "model.onnx")
+            rounds = []
+            for _ in range(args.rounds):
+                empty = bench(args.bench, "empty", "--address", address, *short)["p50_us"]
+                served = bench(args.bench, "served", "--address", address, "--model", model, *short)["p50_us"]
+                engine = bench(args.bench, "engine", "--model-file", path, "--batch", 1, *short)["p50_us"]
+                rounds.append({"empty": empty, "served": served, "engine": engine,
+                               "added": served - engine - empty})
+            results["added"][model] = rounds
+            sys.stderr.write("done added latency %s\n" % model)
+    finally:
+        channel.close()
+        e2e.stop(proc)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    print_tables(results)
+    return 0
+
+
+def print_tables(r):
+    empty = r["empty"]
+    print("Empty unary call (ServerLive), concurrency 1: P50 %.1f µs, P99 %.1f µs, %.0f calls/s\n"
+          % (empty["p50_us"], empty["p99_us"], empty["items_per_s"]))
+    print("| model | C | served rows/s | served P50 / P99 µs | rows per engine run (main bucket) "
+          "| in-process b=1, C' thr: rows/s, P50 / P99 µs | in-process b=main, 1 thr: rows/s, P50 µs "
+          "| in-process b=main, C' thr: rows/s, P50 µs | served / in-process, same batch and threads "
+          "| served / best in-process |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for run in r["runs"]:
+        s, e1 = run["served"], run["engine_b1"]
+        f1, fc = run.get("engine_formed_1t"), run.get("engine_formed")
+        best = max(x["rows_per_s"] for x in (e1, f1, fc) if x)
+        same = fc or f1 or e1
+        cell = lambda x: "%.0f, %.1f" % (x["rows_per_s"], x["p50_us"]) if x else "—"
+        print("| %s | %d | %.0f | %.1f / %.1f | %.2f (%d) | %.0f (C'=%d), %.1f / %.1f | %s | %s | %.0f%% | %.0f%% |" % (
+            run["model"], run["concurrency"], s["rows_per_s"], s["p50_us"], s["p99_us"],
+            run["mean_rows"], run["modal_bucket"], e1["rows_per_s"], e1["concurrency"], e1["p50_us"],
+            e1["p99_us"], cell(f1), cell(fc), 100.0 * s["rows_per_s"] / same["rows_per_s"],
+            100.0 * s["rows_per_s"] / best))
+    print("\nServer-side split per request (ModelStatistics deltas, mean µs) vs the client's mean:\n")
+    print("| model | C | client mean | server total | compute_input (parse) | queue | compute_infer "
+          "| compute_output (reply) | client − server total | cores used: server / client |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for run in r["runs"]:
+        u, s = run["server_us"], run["served"]
+        print("| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f / %.2f |" % (
+            run["model"], run["concurrency"], s["mean_us"], u["success"], u["compute_input"],
+            u["queue"], u["compute_infer"], u["compute_output"], s["mean_us"] - u["success"],
+            run["server_cores"], run["client_cores"]))
+    print("\nAdded latency at concurrency 1 = served P50 − in-process P50 (batch 1, 1 thread) − empty-call P50:\n")
+    for run in r["runs"]:
+        if run["concurrency"] != 1:
+            continue
+        added = run["served"]["p50_us"] - run["engine_b1"]["p50_us"] - empty["p50_us"]
+        print("- %s, matrix run: %.1f − %.1f − %.1f = %.1f µs" % (run["model"], run["served"]["p50_us"],
+                                                              run["engine_b1"]["p50_us"], empty["p50_us"], added))
+    for model, rounds in r.get("added", {}).items():
+        values = sorted(x["added"] for x in rounds)
+        print("- %s, %d interleaved rounds: median **%.1f µs** (min %.1f, max %.1f; rounds: %s)" % (
+            model, len(values), values[len(values) // 2], values[0], values[-1],
+            ", ".join("%.0f−%.0f−%.0f" % (x["served"], x["engine"], x["empty"]) for x in rounds)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
