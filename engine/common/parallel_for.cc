@@ -15,6 +15,8 @@ std::atomic<int>& ThreadSetting() {
   return threads;
 }
 
+thread_local int scoped_threads = 0;  // 0: the process default
+
 }  // namespace
 
 void SetIntraOpThreads(int threads) {
@@ -22,12 +24,21 @@ void SetIntraOpThreads(int threads) {
   omp_set_num_threads(std::max(threads, 1));
 }
 
-int IntraOpThreads() { return ThreadSetting().load(); }
+int IntraOpThreads() {
+  return scoped_threads > 0 ? scoped_threads : ThreadSetting().load(std::memory_order_relaxed);
+}
+
+ScopedIntraOpThreads::ScopedIntraOpThreads(int threads) : saved_(scoped_threads) {
+  if (threads > 0) scoped_threads = threads;
+}
+
+ScopedIntraOpThreads::~ScopedIntraOpThreads() { scoped_threads = saved_; }
 
 void ApplyThreadSettings() {
   // OpenMP's thread count is per calling thread: every engine thread (server
-  // workers, lanes) adopts the process setting before its first parallel
-  // region, so oneDNN and ParallelFor use the quota, not the host's cores.
+  // workers, lanes) adopts its current setting before a parallel region, so
+  // oneDNN and ParallelFor use the quota (or the session's count), not the
+  // host's cores.
   thread_local int applied = 0;
   int threads = IntraOpThreads();
   if (applied != threads) {

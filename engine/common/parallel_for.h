@@ -20,8 +20,30 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
 // before oneDNN calls.
 void ApplyThreadSettings();
 
-// Sets the number of threads ParallelFor and oneDNN use (process-wide).
+// Sets the process default of the number of threads ParallelFor and oneDNN
+// use (initially the CPU quota).
 void SetIntraOpThreads(int threads);
+// The calling thread's count: its innermost ScopedIntraOpThreads, else the
+// process default.
 int IntraOpThreads();
+
+// Overrides IntraOpThreads() on the calling thread for its lifetime, so that
+// sessions with different thread counts share the process (each run executes
+// its nodes under its session's count). `threads` <= 0 keeps the current value.
+class ScopedIntraOpThreads {
+ public:
+  explicit ScopedIntraOpThreads(int threads);
+  ~ScopedIntraOpThreads();
+  ScopedIntraOpThreads(const ScopedIntraOpThreads&) = delete;
+  ScopedIntraOpThreads& operator=(const ScopedIntraOpThreads&) = delete;
+
+ private:
+  int saved_;
+};
+
+// Below this many multiply-adds a GEMM runs on the calling thread alone: waking
+// the OpenMP team (tens of microseconds when it sleeps between requests) costs
+// more than the product itself.
+inline constexpr int64_t kSerialGemmWork = int64_t{1} << 17;
 
 }  // namespace onyx

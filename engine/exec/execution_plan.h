@@ -77,6 +77,10 @@ struct ExecutionPlan {
   std::vector<std::vector<int>> cross_lane_consumers;  // per node: consumers on other lanes
   std::vector<int> readers;                        // per slot: reading nodes; -1 = never released
 
+  // Threads for data-parallel kernels of this session's nodes; 0 = the
+  // process default (subgraph plans inherit their parent's).
+  int intra_op_threads = 0;
+
   int num_slots() const { return static_cast<int>(slot_names.size()); }
 };
 

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/parallel_for.h"
 #include "exec/profiler.h"
 
 #include <chrono>
@@ -18,6 +19,7 @@ absl::Status ExecuteNode(ExecutionFrame& frame, size_t position) {
                                              " was cancelled before ", node.node->Label()));
   }
   OpKernelContext ctx(frame, node);
+  ScopedIntraOpThreads threads(plan.intra_op_threads);
   const auto start = std::chrono::steady_clock::now();
   absl::Status status = node.kernel->Compute(ctx);
   const int64_t ns =

@@ -154,7 +154,6 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
     const std::string& model_path, std::string_view model_bytes, const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->label = options.model_name.empty() ? "model" : "model '" + options.model_name + "'";
-  if (options.intra_op_threads > 0) SetIntraOpThreads(options.intra_op_threads);
   impl->enable_mem_pattern = options.enable_mem_pattern;
   impl->profiler = std::make_unique<Profiler>(options.profile_file_prefix);
   if (options.enable_profiling) impl->profiler->EnableAll();
@@ -210,6 +209,7 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
     return absl::Status(plan.status().code(), absl::StrCat(impl->label, ": ", plan.status().message()));
   }
   impl->plan = *std::move(plan);
+  impl->plan->intra_op_threads = std::max(options.intra_op_threads, 0);
   {
     std::vector<std::string> stream_providers;
     for (const auto* p : impl->provider_views) {

@@ -15,6 +15,8 @@ absl::Status Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
     }
     return absl::OkStatus();
   }
+  const bool serial = m * n * k < kSerialGemmWork;
+  ScopedIntraOpThreads small_product(serial ? 1 : 0);
   ApplyThreadSettings();
   dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
                                     beta, c, ldc);
