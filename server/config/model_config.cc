@@ -19,6 +19,36 @@ constexpr int64_t kMaxQueueSize = 1 << 20;
 constexpr int64_t kMaxInstances = 64;
 constexpr int64_t kMaxVersion = int64_t{1} << 62;
 constexpr int64_t kMaxPaddedSize = 1 << 24;
+constexpr int64_t kMaxThreads = 1024;
+constexpr int64_t kMaxPatterns = 1 << 16;
+constexpr int64_t kMaxWarmupRuns = 1000;
+
+absl::StatusOr<bool> GetBool(const YAML::Node& node, absl::string_view source, absl::string_view key) {
+  if (node.IsScalar()) {
+    if (node.Scalar() == "true") return true;
+    if (node.Scalar() == "false") return false;
+  }
+  return yaml_util::BadValue(source, key, "true or false", yaml_util::Describe(node));
+}
+
+absl::Status ParseWarmup(const YAML::Node& node, absl::string_view source, ModelConfigFile& file) {
+  RETURN_IF_ERROR(yaml_util::ExpectMap(node, source, "warmup"));
+  RETURN_IF_ERROR(yaml_util::CheckKeys(node, {"runs", "inputs"}, source, "warmup."));
+  if (node["runs"]) {
+    ASSIGN_OR_RETURN(file.warmup_runs,
+                     yaml_util::GetInt(node["runs"], source, "warmup.runs", 0, kMaxWarmupRuns));
+  }
+  if (node["inputs"]) {
+    ASSIGN_OR_RETURN(std::string inputs, yaml_util::GetString(node["inputs"], source, "warmup.inputs"));
+    if (inputs.empty() || inputs.front() == '/') {
+      return yaml_util::BadValue(source, "warmup.inputs",
+                                 "zeros, random or a directory relative to the model directory",
+                                 absl::StrCat("'", inputs, "'"));
+    }
+    file.warmup_inputs = std::move(inputs);
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<VersionPolicy> ParseVersionPolicy(const YAML::Node& node, absl::string_view source) {
   constexpr char kExpected[] = "'all', {latest: N} or {specific: [versions]}";
@@ -102,7 +132,8 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
   RETURN_IF_ERROR(yaml_util::CheckKeys(
       root,
       {"max_batch_size", "buckets", "dynamic_batching", "instance_count", "providers", "optimization_level",
-       "max_cpu_fallback_nodes", "intra_op_threads", "version_policy", "padded_dims"},
+       "max_cpu_fallback_nodes", "intra_op_threads", "inter_op_threads", "enable_mem_pattern",
+       "mem_pattern_cache_size", "warmup", "version_policy", "padded_dims"},
       source, ""));
   ModelConfigFile file;
   if (root["version_policy"]) {
@@ -140,8 +171,22 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
   }
   if (root["intra_op_threads"]) {
     ASSIGN_OR_RETURN(file.intra_op_threads,
-                     yaml_util::GetInt(root["intra_op_threads"], source, "intra_op_threads", 0, 1024));
+                     yaml_util::GetInt(root["intra_op_threads"], source, "intra_op_threads", 0, kMaxThreads));
   }
+  if (root["inter_op_threads"]) {
+    ASSIGN_OR_RETURN(file.inter_op_threads,
+                     yaml_util::GetInt(root["inter_op_threads"], source, "inter_op_threads", 0, kMaxThreads));
+  }
+  if (root["enable_mem_pattern"]) {
+    ASSIGN_OR_RETURN(file.enable_mem_pattern,
+                     GetBool(root["enable_mem_pattern"], source, "enable_mem_pattern"));
+  }
+  if (root["mem_pattern_cache_size"]) {
+    ASSIGN_OR_RETURN(file.mem_pattern_cache_size,
+                     yaml_util::GetInt(root["mem_pattern_cache_size"], source, "mem_pattern_cache_size", 1,
+                                       kMaxPatterns));
+  }
+  if (root["warmup"]) RETURN_IF_ERROR(ParseWarmup(root["warmup"], source, file));
   if (root["max_batch_size"]) {
     ASSIGN_OR_RETURN(file.max_batch_size, yaml_util::GetInt(root["max_batch_size"], source,
                                                             "max_batch_size", 0, kMaxBatch));
@@ -253,6 +298,11 @@ absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
   if (file.optimization_level) config.optimization_level = *file.optimization_level;
   if (file.max_cpu_fallback_nodes) config.max_cpu_fallback_nodes = *file.max_cpu_fallback_nodes;
   if (file.intra_op_threads) config.intra_op_threads = *file.intra_op_threads;
+  if (file.inter_op_threads) config.inter_op_threads = *file.inter_op_threads;
+  if (file.enable_mem_pattern) config.enable_mem_pattern = *file.enable_mem_pattern;
+  if (file.mem_pattern_cache_size) config.mem_pattern_cache_size = *file.mem_pattern_cache_size;
+  if (file.warmup_runs) config.warmup.runs = *file.warmup_runs;
+  if (file.warmup_inputs) config.warmup.inputs = *file.warmup_inputs;
   if (file.version_policy) config.version_policy = *file.version_policy;
   if (file.padded_dims) config.padded_dims = *file.padded_dims;
   return config;

@@ -15,6 +15,12 @@
 //     sequence:                  # a dim_param of the model's inputs
 //       sizes: [16, 32, 64]
 //       pad_values: {input_ids: 0}   # per input; default 0
+//   inter_op_threads: 1          # engine session options of every bucket session
+//   enable_mem_pattern: true
+//   mem_pattern_cache_size: 16
+//   warmup:
+//     runs: 2                    # per bucket session at load; 0 = none
+//     inputs: zeros              # zeros | random | <dir relative to the model directory>
 // Parsing checks each value on its own; ResolveModelConfig fills what the file
 // left out from the model itself and checks the values against each other.
 // Errors are INVALID_ARGUMENT naming the file, the key, expected vs received.
@@ -63,6 +69,17 @@ struct PaddedDimConfig {
   std::map<std::string, double> pad_values;  // by input name; others pad with 0
 };
 
+// How each bucket session is run before the model serves (BucketSessions).
+struct WarmupConfig {
+  // Two runs reach the steady state: the first learns the memory pattern, the
+  // second reserves its arena block, so the first request grows nothing.
+  static constexpr int64_t kDefaultRuns = 2;
+  int64_t runs = kDefaultRuns;
+  // "zeros", "random", or a directory of sample tensors relative to the model
+  // directory (never absolute).
+  std::string inputs = "zeros";
+};
+
 struct ModelConfig {
   // 0: the model has no batch dimension and runs requests as given.
   int64_t max_batch_size = 0;
@@ -76,6 +93,10 @@ struct ModelConfig {
   std::string optimization_level = "all";
   int64_t max_cpu_fallback_nodes = -1;  // -1: no gate
   int64_t intra_op_threads = 0;         // 0: the process's CPU quota
+  int64_t inter_op_threads = 1;         // 0 or 1: sequential
+  bool enable_mem_pattern = true;
+  int64_t mem_pattern_cache_size = 16;
+  WarmupConfig warmup;
   VersionPolicy version_policy;
   // By dim_param name; checked against the model's inputs when it loads.
   std::map<std::string, PaddedDimConfig> padded_dims;
@@ -92,6 +113,11 @@ struct ModelConfigFile {
   std::optional<std::string> optimization_level;
   std::optional<int64_t> max_cpu_fallback_nodes;
   std::optional<int64_t> intra_op_threads;
+  std::optional<int64_t> inter_op_threads;
+  std::optional<bool> enable_mem_pattern;
+  std::optional<int64_t> mem_pattern_cache_size;
+  std::optional<int64_t> warmup_runs;
+  std::optional<std::string> warmup_inputs;
   std::optional<VersionPolicy> version_policy;
   std::optional<std::map<std::string, PaddedDimConfig>> padded_dims;
 };

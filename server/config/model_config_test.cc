@@ -4,8 +4,10 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "onyx/session.h"
 
 namespace onyx::server {
 namespace {
@@ -69,6 +71,82 @@ TEST(ModelConfigTest, BadEngineSettingsNameKeyAndExpectation) {
   EXPECT_THAT(ErrorOf("max_cpu_fallback_nodes: -5\n"), HasSubstr("max_cpu_fallback_nodes"));
 }
 
+TEST(ModelConfigTest, ParsesSessionOptionsAndWarmup) {
+  absl::StatusOr<ModelConfigFile> file = ParseModelConfig(
+      "inter_op_threads: 4\n"
+      "enable_mem_pattern: false\n"
+      "mem_pattern_cache_size: 3\n"
+      "warmup:\n"
+      "  runs: 5\n"
+      "  inputs: samples/warmup\n",
+      kSource);
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::StatusOr<ModelConfig> config = ResolveModelConfig(*file, "", kSource);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->inter_op_threads, 4);
+  EXPECT_FALSE(config->enable_mem_pattern);
+  EXPECT_EQ(config->mem_pattern_cache_size, 3);
+  EXPECT_EQ(config->warmup.runs, 5);
+  EXPECT_EQ(config->warmup.inputs, "samples/warmup");
+
+  for (const char* inputs : {"zeros", "random"}) {
+    file = ParseModelConfig(absl::StrCat("warmup: {runs: 0, inputs: ", inputs, "}\n"), kSource);
+    ASSERT_TRUE(file.ok()) << file.status();
+    EXPECT_EQ(file->warmup_runs, 0);
+    EXPECT_EQ(file->warmup_inputs, inputs);
+  }
+  file = ParseModelConfig("inter_op_threads: 0\nenable_mem_pattern: true\n", kSource);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->inter_op_threads, 0);
+  EXPECT_EQ(file->enable_mem_pattern, true);
+}
+
+TEST(ModelConfigTest, SessionOptionsAndWarmupDefaultToTheEngineDefaults) {
+  absl::StatusOr<ModelConfig> config = ResolveModelConfig(ModelConfigFile{}, "", kSource);
+  ASSERT_TRUE(config.ok()) << config.status();
+  const onyx::SessionOptions engine;
+  EXPECT_EQ(config->inter_op_threads, engine.inter_op_threads);
+  EXPECT_EQ(config->enable_mem_pattern, engine.enable_mem_pattern);
+  EXPECT_EQ(config->mem_pattern_cache_size, engine.mem_pattern_cache_size);
+  EXPECT_EQ(config->warmup.runs, 2);
+  EXPECT_EQ(config->warmup.inputs, "zeros");
+  // Keys given alone leave the others at their defaults.
+  absl::StatusOr<ModelConfigFile> file = ParseModelConfig("warmup: {inputs: random}\n", kSource);
+  ASSERT_TRUE(file.ok()) << file.status();
+  config = ResolveModelConfig(*file, "", kSource);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->warmup.runs, 2);
+  EXPECT_EQ(config->warmup.inputs, "random");
+}
+
+TEST(ModelConfigTest, BadSessionOptionsAndWarmupNameFileKeyExpectedAndReceived) {
+  EXPECT_THAT(ErrorOf("inter_op_threads: -1\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("key 'inter_op_threads': expected an integer in [0, 1024]"),
+                    HasSubstr("received '-1'")));
+  EXPECT_THAT(ErrorOf("inter_op_threads: 2000\n"), HasSubstr("received '2000'"));
+  EXPECT_THAT(ErrorOf("inter_op_threads: many\n"), HasSubstr("received 'many'"));
+  EXPECT_THAT(ErrorOf("enable_mem_pattern: yes please\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("key 'enable_mem_pattern': expected true or false"),
+                    HasSubstr("received 'yes please'")));
+  EXPECT_THAT(ErrorOf("enable_mem_pattern: [true]\n"), HasSubstr("received a list"));
+  EXPECT_THAT(ErrorOf("mem_pattern_cache_size: 0\n"),
+              AllOf(HasSubstr("key 'mem_pattern_cache_size': expected an integer in [1, 65536]"),
+                    HasSubstr("received '0'")));
+  EXPECT_THAT(ErrorOf("mem_pattern_cache_size: 1.5\n"), HasSubstr("received '1.5'"));
+  EXPECT_THAT(ErrorOf("warmup: 3\n"), AllOf(HasSubstr(kSource), HasSubstr("key 'warmup'")));
+  EXPECT_THAT(ErrorOf("warmup: {runs: -1}\n"),
+              AllOf(HasSubstr("key 'warmup.runs': expected an integer in [0, 1000]"), HasSubstr("received '-1'")));
+  EXPECT_THAT(ErrorOf("warmup: {runs: 1001}\n"), HasSubstr("received '1001'"));
+  EXPECT_THAT(ErrorOf("warmup: {inputs: /abs/dir}\n"),
+              AllOf(HasSubstr("key 'warmup.inputs': expected zeros, random or a directory relative to the "
+                              "model directory"),
+                    HasSubstr("received '/abs/dir'")));
+  EXPECT_THAT(ErrorOf("warmup: {inputs: [a]}\n"),
+              AllOf(HasSubstr("key 'warmup.inputs'"), HasSubstr("received a list")));
+  EXPECT_THAT(ErrorOf("warmup: {inputs: ''}\n"), HasSubstr("key 'warmup.inputs'"));
+  EXPECT_THAT(ErrorOf("warmup: {count: 2}\n"), HasSubstr("warmup.count"));
+}
+
 TEST(ModelConfigTest, EmptyDocumentSetsNothing) {
   for (const char* text : {"", "# only a comment\n"}) {
     absl::StatusOr<ModelConfigFile> file = ParseModelConfig(text, kSource);
@@ -78,6 +156,11 @@ TEST(ModelConfigTest, EmptyDocumentSetsNothing) {
     EXPECT_FALSE(file->max_queue_delay_us.has_value());
     EXPECT_FALSE(file->max_queue_size.has_value());
     EXPECT_FALSE(file->instance_count.has_value());
+    EXPECT_FALSE(file->inter_op_threads.has_value());
+    EXPECT_FALSE(file->enable_mem_pattern.has_value());
+    EXPECT_FALSE(file->mem_pattern_cache_size.has_value());
+    EXPECT_FALSE(file->warmup_runs.has_value());
+    EXPECT_FALSE(file->warmup_inputs.has_value());
   }
 }
 

@@ -1,6 +1,7 @@
 #include "server/models/model.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -192,6 +193,21 @@ absl::Status Model::Init(const Options& options) {
   engine.optimization_level = *onyx::ParseOptimizationLevel(config_.optimization_level);
   engine.max_cpu_fallback_nodes = config_.max_cpu_fallback_nodes;
   engine.intra_op_threads = static_cast<int>(config_.intra_op_threads);
+  engine.inter_op_threads = static_cast<int>(config_.inter_op_threads);
+  engine.enable_mem_pattern = config_.enable_mem_pattern;
+  engine.mem_pattern_cache_size = static_cast<int>(config_.mem_pattern_cache_size);
+  BucketSessions::Options::Warmup& warmup = session_options.warmup;
+  warmup.runs = config_.warmup.runs;
+  if (config_.warmup.inputs == "zeros") {
+    warmup.inputs = BucketSessions::Options::Warmup::Inputs::kZeros;
+  } else if (config_.warmup.inputs == "random") {
+    warmup.inputs = BucketSessions::Options::Warmup::Inputs::kRandom;
+  } else {
+    // Relative to the model directory, the parent of the version directory.
+    warmup.inputs = BucketSessions::Options::Warmup::Inputs::kSamples;
+    warmup.sample_dir =
+        (std::filesystem::path(model_path).parent_path().parent_path() / config_.warmup.inputs).string();
+  }
   ASSIGN_OR_RETURN(sessions_, BucketSessions::Create(session_options));
 
   DynamicBatcher::Options scheduler_options;

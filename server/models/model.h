@@ -12,7 +12,9 @@
 //
 // Load() does all the work once: probes the graph for its inputs and outputs,
 // resolves the configuration against them (padded_dims must name dim_params of
-// the inputs), builds and warms one session per bucket (× padded size) and
+// the inputs), builds and warms one session per bucket (× padded size) with
+// the configured session options and warm-up (a warmup.inputs directory is
+// relative to the model directory, the parent of the version directory) and
 // starts the scheduler's workers (a DynamicBatcher configured from
 // max_batch_size, dynamic_batching and instance_count).
 // Thread-safe: immutable after Load(); the scheduler is thread-safe. Call Stop()

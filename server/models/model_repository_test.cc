@@ -9,12 +9,14 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "onyx/value_io.h"
 #include "tests/util/model_builder.h"
 
 namespace onyx::server {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -381,6 +383,45 @@ TEST_F(VersionedRepositoryTest, PaddedDimsAreCheckedAgainstTheModel) {
   WriteFile(root_ / "seq" / "config.yaml", "padded_dims: {d0: {sizes: [4]}}\n");
   EXPECT_THAT(repository_->Load("seq").message(),
               HasSubstr("expected a dimension other than the batch dimension"));
+}
+
+TEST_F(VersionedRepositoryTest, WarmupAndSessionOptionsComeFromConfigYaml) {
+  SetConfig("max_batch_size: 2\nbuckets: [1, 2]\nenable_mem_pattern: false\n"
+            "warmup: {runs: 3, inputs: samples}\n");
+  repository_->DiscoverOnly();
+  // The sample directory is relative to the model directory.
+  const std::string sample = (root_ / "scale" / "samples" / "x.pb").string();
+  absl::Status missing = repository_->Load("scale");
+  EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(missing.message(), HasSubstr(sample));
+
+  fs::create_directories(root_ / "scale" / "samples");
+  ASSERT_TRUE(onyx::WriteValueFile(sample, onyx::Value(onyx::testing::FloatTensor({1, 3}, {1, 2, 3})),
+                                   onyx::ValueInfo::Kind::kTensor, "x")
+                  .ok());
+  EXPECT_THAT(repository_->Load("scale").message(),
+              AllOf(HasSubstr(sample), HasSubstr("expected shape [d0, 4]"), HasSubstr("received [1,3]")));
+
+  ASSERT_TRUE(onyx::WriteValueFile(sample, onyx::Value(onyx::testing::FloatTensor({1, 4}, {1, 2, 3, 4})),
+                                   onyx::ValueInfo::Kind::kTensor, "x")
+                  .ok());
+  ASSERT_TRUE(repository_->Load("scale").ok());
+  auto model = repository_->GetReady("scale", "");
+  ASSERT_TRUE(model.ok()) << model.status();
+  const BucketSessions& sessions = (*model)->sessions();
+  ASSERT_EQ(sessions.size(), 2u);
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    EXPECT_EQ(sessions.session(i).kernel_stats().at(0).count, 3);
+    EXPECT_EQ(sessions.session(i).memory_plan_info().patterns, 0);  // enable_mem_pattern: false
+  }
+  EXPECT_THAT(*Infer(**model, 1, 4, {1, 2, 3, 4}), ElementsAre(3, 6, 9, 12));
+
+  SetConfig("max_batch_size: 2\nbuckets: [1, 2]\nwarmup: {runs: 1, inputs: random}\n");
+  ASSERT_TRUE(repository_->Load("scale").ok());
+  model = repository_->GetReady("scale", "");
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->sessions().session(1).kernel_stats().at(0).count, 1);
+  EXPECT_EQ((*model)->sessions().session(1).memory_plan_info().patterns, 1);
 }
 
 }  // namespace
