@@ -11,17 +11,8 @@
 // Each session is created with SessionOptions::input_shape_overrides fixing the
 // first dimension of every input to its bucket and every padded axis to its
 // size (other dims stay free), so the engine plans once per session. Sessions
-// are laid out as SessionIndex (bucketed_model.h) says. Each is run Warmup::runs
-// times before Create returns, so no client request pays the first-run costs
-// (the first run learns the memory pattern, the second reserves its block).
-// Warm-up inputs are zeros, deterministic random values (floats in [0, 1),
-// integers in [0, 16), bools 0/1, strings empty) — free dims 1 — or sample
-// tensors from a directory: one ONNX TensorProto per graph input, named
-// "<input name>.pb" or, failing that, "input_<i>.pb" (i: graph input order).
-// A sample has the input's type and rank and equals every dim the model fixes;
-// along the dims a session fixes (batch bucket, padded sizes) it is tiled or
-// cut to the session's size (element j takes sample element j mod the
-// sample's size); free dims take the sample's size.
+// are laid out as SessionIndex (bucketed_model.h) says. Each is warmed before
+// Create returns (warmup_inputs.h: how many runs, on what inputs).
 // A run that fails with RESOURCE_EXHAUSTED logs the engine's arena dump
 // (onyx::DumpArenaLogs), at most once per kArenaDumpInterval per model.
 // Thread-safe: immutable after Create; InferenceSession::Run is thread-safe.
@@ -36,6 +27,7 @@
 #include "absl/time/time.h"
 #include "onyx/session.h"
 #include "server/models/rate_limiter.h"
+#include "server/models/warmup_inputs.h"
 #include "server/scheduling/bucketed_model.h"
 
 namespace onyx::server {
@@ -57,12 +49,7 @@ class BucketSessions final : public BucketedModel {
     // Base options for every session (providers, threads); input_shape_overrides
     // and model_name are set here.
     onyx::SessionOptions session_options;
-    struct Warmup {
-      enum class Inputs { kZeros, kRandom, kSamples };
-      int64_t runs = 2;  // per session; 0: none
-      Inputs inputs = Inputs::kZeros;
-      std::string sample_dir;  // kSamples: the directory of the sample files
-    };
+    using Warmup = WarmupSpec;
     Warmup warmup;
   };
 
