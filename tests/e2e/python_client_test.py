@@ -372,6 +372,43 @@ def launch_onyxd(onyxd, repo, mods, tmp, extra_args=(), log_level="warn"):
     return proc, address, metrics_address, reason
 
 
+def run_suite(doc, prefix, prepare, build_cases, extra_args=()):
+    """The whole life of a suite against one onyxd: parses the common flags,
+    makes a temp dir (removed at the end), generates stubs, calls
+    prepare(args, tmp) -> (repo, context), starts onyxd on repo with
+    extra_args, runs build_cases(client, context) and stops onyxd (a non-zero
+    exit status fails the suite). Prints the summary line; returns the exit
+    status for sys.exit."""
+    args = parse_args(doc)
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    passed = failed = 0
+    proc = None
+    stderr_path = os.path.join(tmp, "onyxd.stderr")
+    try:
+        mods = stubs_in(args.proto_dir, tmp)
+        if mods is None:
+            print("0 passed, 1 failed")
+            return 1
+        repo, context = prepare(args, tmp)
+        proc, address, _, failure = launch_onyxd(args.onyxd, repo, mods, tmp, extra_args=extra_args)
+        if failure is not None:
+            print("0 passed, 1 failed")
+            return 1
+        client = Client(mods, address)
+        passed, failed = run_cases(build_cases(client, context), client, proc, stderr_path)
+        client.channel.close()
+    finally:
+        if proc is not None:
+            stop(proc)
+            if proc.returncode not in (0, None):
+                print("onyxd exited with status %s" % proc.returncode)
+                print("--- onyxd stderr (tail) ---\n" + tail(stderr_path))
+                failed += 1
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 and passed > 0 else 1
+
+
 def run_cases(cases, client, proc, stderr_path):
     """Runs (name, fn) cases in order, printing PASS/FAIL lines; stops early,
     failing the rest, if onyxd dies. Returns (passed, failed)."""

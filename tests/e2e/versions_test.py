@@ -17,7 +17,6 @@ failure.
 import os
 import shutil
 import sys
-import tempfile
 import threading
 import time
 
@@ -223,38 +222,17 @@ def build_cases(client, repo):
     ]
 
 
+def prepare(args, tmp):
+    repo = os.path.join(tmp, "repo")
+    for v in (1, 2, 3):
+        write(os.path.join(repo, "scale", str(v), "model.onnx"), scale_model_bytes(float(v)))
+    write(os.path.join(repo, "scale", "config.yaml"), "version_policy: {latest: 2}\n")
+    return repo, repo
+
+
 def main():
-    args = base.parse_args(__doc__)
-    tmp = tempfile.mkdtemp(prefix="onyx_versions_")
-    passed = failed = 0
-    proc = None
-    stderr_path = os.path.join(tmp, "onyxd.stderr")
-    try:
-        mods = base.stubs_in(args.proto_dir, tmp)
-        if mods is None:
-            print("0 passed, 1 failed")
-            return 1
-        repo = os.path.join(tmp, "repo")
-        for v in (1, 2, 3):
-            write(os.path.join(repo, "scale", str(v), "model.onnx"), scale_model_bytes(float(v)))
-        write(os.path.join(repo, "scale", "config.yaml"), "version_policy: {latest: 2}\n")
-        proc, address, _, failure = base.launch_onyxd(args.onyxd, repo, mods, tmp)
-        if failure is not None:
-            print("0 passed, 1 failed")
-            return 1
-        client = base.Client(mods, address)
-        passed, failed = base.run_cases(build_cases(client, repo), client, proc, stderr_path)
-        client.channel.close()
-    finally:
-        if proc is not None:
-            base.stop(proc)
-            if proc.returncode not in (0, None):
-                print("onyxd exited with status %s" % proc.returncode)
-                print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
-                failed += 1
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return base.run_suite(__doc__, "onyx_versions_", prepare, build_cases)
+
 
 
 if __name__ == "__main__":

@@ -20,9 +20,7 @@ failed"; exits non-zero on any failure.
 """
 
 import os
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 from onnx import numpy_helper
@@ -140,43 +138,23 @@ def build_cases(client, params, model_dir):
     ]
 
 
+
+def prepare(args, tmp):
+    repo = os.path.join(tmp, "repo")
+    params = gen_demo_models.emit_seq(repo)
+    model_dir = os.path.join(repo, "seq")
+    with open(os.path.join(model_dir, "config.yaml"), "a") as f:
+        f.write(SAMPLES_YAML)
+    ids = np.array([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]], dtype=np.int64)
+    write_tensor(os.path.join(model_dir, "warmup", "input_ids.pb"), ids, "input_ids")
+    write_tensor(os.path.join(model_dir, "warmup", "input_1.pb"), np.ones((2, 5), np.float32),
+                 "attention_mask")
+    return repo, (params, model_dir)
+
+
 def main():
-    args = base.parse_args(__doc__)
-    tmp = tempfile.mkdtemp(prefix="onyx_warmup_")
-    passed = failed = 0
-    proc = None
-    stderr_path = os.path.join(tmp, "onyxd.stderr")
-    try:
-        mods = base.stubs_in(args.proto_dir, tmp)
-        if mods is None:
-            print("0 passed, 1 failed")
-            return 1
-        repo = os.path.join(tmp, "repo")
-        params = gen_demo_models.emit_seq(repo)
-        model_dir = os.path.join(repo, "seq")
-        with open(os.path.join(model_dir, "config.yaml"), "a") as f:
-            f.write(SAMPLES_YAML)
-        ids = np.array([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]], dtype=np.int64)
-        write_tensor(os.path.join(model_dir, "warmup", "input_ids.pb"), ids, "input_ids")
-        write_tensor(os.path.join(model_dir, "warmup", "input_1.pb"), np.ones((2, 5), np.float32),
-                     "attention_mask")
-        proc, address, _, failure = base.launch_onyxd(args.onyxd, repo, mods, tmp)
-        if failure is not None:
-            print("0 passed, 1 failed")
-            return 1
-        client = base.Client(mods, address)
-        passed, failed = base.run_cases(build_cases(client, params, model_dir), client, proc, stderr_path)
-        client.channel.close()
-    finally:
-        if proc is not None:
-            base.stop(proc)
-            if proc.returncode not in (0, None):
-                print("onyxd exited with status %s" % proc.returncode)
-                print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
-                failed += 1
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return base.run_suite(__doc__, "onyx_warmup_", prepare,
+                          lambda client, context: build_cases(client, *context))
 
 
 if __name__ == "__main__":
