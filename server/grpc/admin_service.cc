@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -34,11 +33,7 @@ absl::StatusOr<std::unique_ptr<AdminService>> AdminService::Create(const Options
   return std::unique_ptr<AdminService>(new AdminService(options));
 }
 
-AdminService::~AdminService() {
-  absl::MutexLock lock(&mu_);
-  mu_.Await(absl::Condition(
-      +[](int64_t* waiting) { return *waiting == 0; }, &waiting_));
-}
+AdminService::~AdminService() = default;
 
 absl::StatusOr<onyx::admin::v1::ProfileModelResponse> AdminService::Profile(
     const Model& model, int64_t runs, absl::Time deadline, const std::function<bool()>& cancelled) {
@@ -117,20 +112,16 @@ grpc::ServerUnaryReactor* AdminService::ProfileModel(grpc::CallbackServerContext
   const absl::Duration wait =
       request->timeout_ms() == 0 ? kDefaultWait : absl::Milliseconds(request->timeout_ms());
   const absl::Time deadline = std::min(absl::Now() + wait, absl::FromChrono(context->deadline()));
-  {
-    absl::MutexLock lock(&mu_);
-    ++waiting_;
-  }
-  // The wait happens off the gRPC thread; the model stays alive with it.
-  std::thread([this, context, reactor, response, runs = request->runs(), deadline,
-               model = std::move(*model)] {
+  // The wait happens on the profile queue, not the gRPC thread; the model
+  // stays alive with the closure.
+  absl::Status queued = profile_waits_.Submit([this, context, reactor, response, runs = request->runs(),
+                                               deadline, model = std::move(*model)] {
     absl::StatusOr<onyx::admin::v1::ProfileModelResponse> result =
         Profile(*model, runs, deadline, [context] { return context->IsCancelled(); });
     if (result.ok()) *response = std::move(*result);
     reactor->Finish(ToGrpcStatus(result.status()));
-    absl::MutexLock lock(&mu_);
-    --waiting_;
-  }).detach();
+  });
+  if (!queued.ok()) reactor->Finish(ToGrpcStatus(queued));
   return reactor;
 }
 

@@ -8,8 +8,9 @@
 //   builder.RegisterService(admin.get());
 //
 // ProfileModel switches Chrome-trace profiling on for the next N engine runs
-// of one model version (every bucket session), waits on a thread of its own
-// (the gRPC handler returns at once) until they ran, the wait ended or the
+// of one model version (every bucket session), waits on one of
+// kProfileThreads threads (the gRPC handler returns at once; more than
+// kMaxQueuedProfiles waiting calls are RESOURCE_EXHAUSTED) until they ran, the wait ended or the
 // client went away, then writes one trace per bucket session that ran, as
 // "<profile_directory>/<model>_v<version>_b<bucket>_<unix ms>_<n>.json", and
 // answers with the paths. Each session may record up to N runs, so under
@@ -29,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "admin.grpc.pb.h"
+#include "server/grpc/work_queue.h"
 #include "server/models/model_repository.h"
 
 namespace onyx::server {
@@ -43,6 +45,9 @@ class AdminService final : public onyx::admin::v1::Admin::CallbackService {
 
   // INVALID_ARGUMENT without a repository or a profile directory.
   static absl::StatusOr<std::unique_ptr<AdminService>> Create(const Options& options);
+  static constexpr int kProfileThreads = 2;
+  static constexpr size_t kMaxQueuedProfiles = 16;
+
   // Waits for running profiles to answer.
   ~AdminService() override;
 
@@ -65,7 +70,8 @@ class AdminService final : public onyx::admin::v1::Admin::CallbackService {
   const Options options_;
   absl::Mutex mu_;
   std::set<std::string> profiling_ ABSL_GUARDED_BY(mu_);  // "model/version" being profiled
-  int64_t waiting_ ABSL_GUARDED_BY(mu_) = 0;              // profile threads not yet done
+  // Last member: destroyed (joined) first, while the rest is still alive.
+  WorkQueue profile_waits_{"profile", kProfileThreads, kMaxQueuedProfiles};
 };
 
 }  // namespace onyx::server
