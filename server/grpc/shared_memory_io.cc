@@ -50,8 +50,11 @@ absl::StatusOr<ShmRef> ParseRef(const ParamMap& params) {
   return ref;
 }
 
-absl::Status Where(const char* role, const std::string& name, const absl::Status& s) {
-  return absl::Status(s.code(), absl::StrCat(role, " '", name, "': ", s.message()));
+// "model 'mlp': input 'x': <message>", as the other request errors read.
+absl::Status Where(const inference::ModelInferRequest& request, const char* role,
+                   const std::string& name, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat("model '", request.model_name(), "': ", role, " '", name,
+                                             "': ", s.message()));
 }
 
 }  // namespace
@@ -74,25 +77,25 @@ absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> InlineSharedMemory
   for (int i = 0; i < request.inputs_size(); ++i) {
     const auto& input = request.inputs(i);
     absl::StatusOr<ShmRef> ref = ParseRef(input.parameters());
-    if (!ref.ok()) return Where("input", input.name(), ref.status());
+    if (!ref.ok()) return Where(request, "input", input.name(), ref.status());
     std::string* raw = out->add_raw_input_contents();
     if (ref->region.empty()) {
       if (HasTypedContents(input.contents())) {
-        return Where("input", input.name(),
+        return Where(request, "input", input.name(),
                      absl::InvalidArgumentError(
                          "typed contents cannot be mixed with shared memory inputs; send raw"));
       }
       const int index = by_position ? i : next_raw++;
       if (index >= raw_count) {
-        return Where("input", input.name(), absl::InvalidArgumentError("no raw_input_contents"));
+        return Where(request, "input", input.name(), absl::InvalidArgumentError("no raw_input_contents"));
       }
       *raw = request.raw_input_contents(index);
       continue;
     }
     auto region = registry.Get(ref->region);
-    if (!region.ok()) return Where("input", input.name(), region.status());
+    if (!region.ok()) return Where(request, "input", input.name(), region.status());
     auto bytes = (*region)->Slice(ref->offset, ref->byte_size);
-    if (!bytes.ok()) return Where("input", input.name(), bytes.status());
+    if (!bytes.ok()) return Where(request, "input", input.name(), bytes.status());
     raw->assign(reinterpret_cast<const char*>(bytes->data()), bytes->size());
     auto* params = out->mutable_inputs(i)->mutable_parameters();
     params->erase(kRegion);
@@ -107,7 +110,7 @@ absl::Status WriteSharedMemoryOutputs(const inference::ModelInferRequest& reques
                                       inference::ModelInferResponse* response) {
   for (const auto& wanted : request.outputs()) {
     absl::StatusOr<ShmRef> ref = ParseRef(wanted.parameters());
-    if (!ref.ok()) return Where("output", wanted.name(), ref.status());
+    if (!ref.ok()) return Where(request, "output", wanted.name(), ref.status());
     if (ref->region.empty()) continue;
     for (int i = 0; i < response->outputs_size(); ++i) {
       if (response->outputs(i).name() != wanted.name()) continue;
@@ -116,15 +119,15 @@ absl::Status WriteSharedMemoryOutputs(const inference::ModelInferRequest& reques
       }
       std::string* raw = response->mutable_raw_output_contents(i);
       if (raw->size() > ref->byte_size) {
-        return Where("output", wanted.name(),
+        return Where(request, "output", wanted.name(),
                      absl::InvalidArgumentError(absl::StrCat(
                          "needs ", raw->size(), " bytes, shared_memory_byte_size is ",
                          ref->byte_size)));
       }
       auto region = registry.Get(ref->region);
-      if (!region.ok()) return Where("output", wanted.name(), region.status());
+      if (!region.ok()) return Where(request, "output", wanted.name(), region.status());
       auto bytes = (*region)->Slice(ref->offset, raw->size());
-      if (!bytes.ok()) return Where("output", wanted.name(), bytes.status());
+      if (!bytes.ok()) return Where(request, "output", wanted.name(), bytes.status());
       if (!raw->empty()) std::memcpy(bytes->data(), raw->data(), raw->size());
       raw->clear();
       auto* params = response->mutable_outputs(i)->mutable_parameters();

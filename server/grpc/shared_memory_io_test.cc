@@ -66,14 +66,15 @@ TEST_F(SharedMemoryIoTest, InputsAreCopiedOutOfTheRegionInInputOrder) {
   EXPECT_FALSE((*inlined)->inputs(0).parameters().contains("shared_memory_region"));
 }
 
-TEST_F(SharedMemoryIoTest, InputErrorsNameTheInput) {
+TEST_F(SharedMemoryIoTest, InputErrorsNameTheModelAndTheInput) {
   inference::ModelInferRequest request;
+  request.set_model_name("mlp");
   auto* input = request.add_inputs();
   input->set_name("x");
   SetShm(input->mutable_parameters(), 250, 16);
   auto outside = InlineSharedMemoryInputs(request, registry_);
   EXPECT_EQ(outside.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(outside.status().message(), HasSubstr("input 'x'"));
+  EXPECT_THAT(outside.status().message(), HasSubstr("model 'mlp': input 'x': "));
   (*input->mutable_parameters())["shared_memory_region"].set_string_param("other");
   EXPECT_EQ(InlineSharedMemoryInputs(request, registry_).status().code(),
             absl::StatusCode::kNotFound);
