@@ -32,18 +32,23 @@ class StreamInferReactor final
       if (finish) Finish(grpc::Status::OK);
       return;
     }
+    auto call = std::make_shared<Call>();
+    call->request.Swap(&read_);
+    bool read_more = false;
     {
       absl::MutexLock lock(&mu_);
       ++pending_;
+      read_more = OutstandingLocked() < options_.max_outstanding;
+      read_paused_ = !read_more;
     }
-    auto call = std::make_shared<Call>();
-    call->request.Swap(&read_);
-    StartRead(&read_);  // pending_ > 0 keeps the stream from finishing meanwhile
+    // pending_ > 0 keeps the stream from finishing meanwhile.
+    if (read_more) StartRead(&read_);
     Launch(std::move(call));
   }
 
   void OnWriteDone(bool ok) override {
     bool finish = false;
+    bool resume = false;
     const ModelStreamInferResponse* next = nullptr;
     {
       absl::MutexLock lock(&mu_);
@@ -58,7 +63,9 @@ class StreamInferReactor final
         writing_ = false;
         finish = ShouldFinishLocked();
       }
+      resume = ResumeReadLocked();
     }
+    if (resume) StartRead(&read_);
     if (next != nullptr) StartWrite(next);
     if (finish) Finish(grpc::Status::OK);
   }
@@ -102,6 +109,7 @@ class StreamInferReactor final
       infer->set_id(call->request.id());
     }
     bool finish = false;
+    bool resume = false;
     const ModelStreamInferResponse* write = nullptr;
     {
       absl::MutexLock lock(&mu_);
@@ -114,10 +122,27 @@ class StreamInferReactor final
         }
       }
       finish = ShouldFinishLocked();
+      resume = ResumeReadLocked();
     }
-    // While writing_ is set the stream cannot finish, so `this` stays valid.
+    // While writing_ is set (or a read is outstanding) the stream cannot
+    // finish, so `this` stays valid.
+    if (resume) StartRead(&read_);
     if (write != nullptr) StartWrite(write);
     if (finish) Finish(grpc::Status::OK);
+  }
+
+  // Requests started and not yet answered, plus answers not yet written: what
+  // a client that sends without reading makes the server hold.
+  int64_t OutstandingLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return pending_ + static_cast<int64_t>(queue_.size());
+  }
+
+  // True when reading was paused at the limit and may go on now; the caller
+  // then starts the read (outside the lock).
+  bool ResumeReadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!read_paused_ || OutstandingLocked() >= options_.max_outstanding) return false;
+    read_paused_ = false;
+    return true;
   }
 
   // True exactly once: when nothing more can be read, started or written.
@@ -133,6 +158,7 @@ class StreamInferReactor final
   std::deque<ModelStreamInferResponse> queue_ ABSL_GUARDED_BY(mu_);  // front is being written
   int64_t pending_ ABSL_GUARDED_BY(mu_) = 0;                         // started, not yet queued
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool read_paused_ ABSL_GUARDED_BY(mu_) = false;  // no read outstanding: at the limit
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool broken_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

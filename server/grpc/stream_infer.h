@@ -7,10 +7,14 @@
 //
 // Reads run ahead of inference: each request is started as it arrives and its
 // reply queued for writing when the scheduler finishes it; gRPC threads never
-// wait for inference. The stream finishes OK after the client half-closes and
+// wait for inference. At most max_outstanding requests per stream are started
+// and not yet written back; beyond that the stream stops reading until the
+// client takes replies (HTTP/2 flow control then pushes back on the client),
+// so a client that writes without reading cannot grow the server's memory. The stream finishes OK after the client half-closes and
 // every started request has been answered (or the stream broke).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "grpc_service.grpc.pb.h"
@@ -20,6 +24,8 @@
 
 namespace onyx::server {
 
+inline constexpr int64_t kDefaultMaxStreamOutstanding = 256;
+
 struct StreamInferOptions {
   InferEnv env;
   Metrics* metrics = nullptr;
@@ -27,6 +33,8 @@ struct StreamInferOptions {
   // The stream's cancellation, handed to the scheduler with every request so
   // that queued requests of a cancelled stream never run. Null: never.
   std::function<bool()> is_cancelled;
+  // Requests started plus replies not yet written, per stream.
+  int64_t max_outstanding = kDefaultMaxStreamOutstanding;
 };
 
 // The reactor deletes itself when gRPC is done with it.
