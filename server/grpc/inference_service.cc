@@ -1,7 +1,6 @@
 #include "server/grpc/inference_service.h"
 
 #include <chrono>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -159,19 +158,23 @@ grpc::ServerUnaryReactor* InferenceService::ModelStatistics(
   return Reply(context, absl::OkStatus());
 }
 
-grpc::ServerUnaryReactor* InferenceService::RunDetached(grpc::CallbackServerContext* context,
-                                                        absl::AnyInvocable<absl::Status()> work) {
+grpc::ServerUnaryReactor* InferenceService::RunOnRepositoryQueue(
+    grpc::CallbackServerContext* context, absl::AnyInvocable<absl::Status()> work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   if (!gate_.Enter()) {
     reactor->Finish(ToGrpcStatus(absl::UnavailableError("server is shutting down")));
     return reactor;
   }
-  // The gate keeps main from tearing the repository down under the thread.
-  std::thread([this, reactor, work = std::move(work)]() mutable {
+  // The gate keeps main from tearing the repository down under the queue.
+  absl::Status queued = repository_calls_.Submit([this, reactor, work = std::move(work)]() mutable {
     const absl::Status status = work();
     reactor->Finish(ToGrpcStatus(status));
     gate_.Exit();
-  }).detach();
+  });
+  if (!queued.ok()) {
+    reactor->Finish(ToGrpcStatus(queued));
+    gate_.Exit();
+  }
   return reactor;
 }
 
@@ -194,7 +197,7 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryModelLoad(
   absl::StatusOr<LoadOverrides> overrides = ParseLoadParameters(request->parameters());
   if (!overrides.ok()) return Reply(context, overrides.status());
   ModelRepository* repository = options_.repository;
-  return RunDetached(context, [repository, name = request->model_name(),
+  return RunOnRepositoryQueue(context, [repository, name = request->model_name(),
                                overrides = std::move(*overrides)] {
     return repository->Load(name, overrides);
   });
@@ -208,7 +211,7 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryModelUnload(
     return Reply(context, s);
   }
   ModelRepository* repository = options_.repository;
-  return RunDetached(context, [repository, name = request->model_name()] {
+  return RunOnRepositoryQueue(context, [repository, name = request->model_name()] {
     return repository->Unload(name);
   });
 }

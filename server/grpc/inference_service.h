@@ -10,8 +10,10 @@
 // Handlers are thin and never block on inference: ModelInfer validates and
 // decodes on the gRPC thread, enqueues on the model's scheduler and returns; the
 // scheduler's worker encodes the reply and finishes the reactor. ModelStreamInfer
-// does the same per streamed request. RepositoryModelLoad/Unload run on a thread
-// of their own (a load takes seconds) and finish the reactor from there.
+// does the same per streamed request. RepositoryModelLoad/Unload run one at a
+// time on the repository work queue's thread (a load takes seconds; the
+// repository serialises them anyway) and finish the reactor from there; more
+// than kMaxQueuedRepositoryCalls waiting calls are RESOURCE_EXHAUSTED.
 // Implemented: everything but the CUDA shared memory RPCs (UNIMPLEMENTED).
 // ModelStatistics counts only requests for models the repository serves.
 //
@@ -33,6 +35,7 @@
 #include "grpc_service.grpc.pb.h"
 #include "server/grpc/call_gate.h"
 #include "server/grpc/infer_call.h"
+#include "server/grpc/work_queue.h"
 #include "server/memory/shared_memory.h"
 #include "server/models/model_repository.h"
 #include "server/observability/metrics.h"
@@ -124,14 +127,18 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   InferEnv env() {
     return InferEnv{options_.repository, &shared_memory_, options_.limits, options_.request_log};
   }
-  // Runs `work` on a thread of its own inside the gate and finishes the call
-  // with its status.
-  grpc::ServerUnaryReactor* RunDetached(grpc::CallbackServerContext* context,
-                                        absl::AnyInvocable<absl::Status()> work);
+  static constexpr size_t kMaxQueuedRepositoryCalls = 64;
+
+  // Runs `work` on the repository work queue inside the gate and finishes the
+  // call with its status.
+  grpc::ServerUnaryReactor* RunOnRepositoryQueue(grpc::CallbackServerContext* context,
+                                                 absl::AnyInvocable<absl::Status()> work);
 
   const Options options_;
   CallGate gate_;
   SharedMemoryRegistry shared_memory_;
+  // Last member: joined first, while the gate and the options are alive.
+  WorkQueue repository_calls_{"repository", 1, kMaxQueuedRepositoryCalls};
 };
 
 }  // namespace onyx::server
