@@ -31,6 +31,8 @@ constexpr FlagSpec kValueFlags[] = {
     {"--tls-client-ca-file", &CommandLine::tls_client_ca_file},
     {"--shutdown-linger-seconds", &CommandLine::shutdown_linger_seconds},
     {"--drain-timeout-seconds", &CommandLine::drain_timeout_seconds},
+    {"--load-mode", &CommandLine::load_mode},
+    {"--max-message-bytes", &CommandLine::max_message_bytes},
 };
 
 // An integer flag in [min, max].
@@ -75,6 +77,15 @@ absl::Status ValidateFlags(const CommandLine& flags) {
   if (flags.drain_timeout_seconds) {
     RETURN_IF_ERROR(IntFlag("--drain-timeout-seconds", *flags.drain_timeout_seconds, 0,
                             kMaxShutdownSeconds)
+                        .status());
+  }
+  if (flags.load_mode && !ParseLoadMode(*flags.load_mode).ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--load-mode: expected 'all' or 'explicit', received '", *flags.load_mode, "'"));
+  }
+  if (flags.max_message_bytes) {
+    RETURN_IF_ERROR(IntFlag("--max-message-bytes", *flags.max_message_bytes, kMinMaxMessageBytes,
+                            kMaxMaxMessageBytes)
                         .status());
   }
   // An empty TLS path is a typo, not a way to switch TLS off.
@@ -166,6 +177,16 @@ std::string CommandLineUsage() {
       "  --drain-timeout-seconds S  then wait up to S seconds for accepted calls (default ",
       defaults.shutdown.drain_timeout_seconds,
       ")\n"
+      "  --load-mode MODE           all: load every model at start; explicit: only\n"
+      "                             through RepositoryModelLoad (default ",
+      LoadModeName(defaults.load_mode),
+      ")\n"
+      "  --max-message-bytes N      largest gRPC message received or sent, in [",
+      kMinMaxMessageBytes, ", ", kMaxMaxMessageBytes,
+      "]\n"
+      "                             (default ",
+      defaults.max_message_bytes,
+      ")\n"
       "  --help                     this text\n");
 }
 
@@ -193,6 +214,8 @@ void ApplyCommandLine(const CommandLine& flags, ServerConfig* config) {
   if (flags.drain_timeout_seconds) {
     config->shutdown.drain_timeout_seconds = to_int(*flags.drain_timeout_seconds);
   }
+  if (flags.load_mode) config->load_mode = *ParseLoadMode(*flags.load_mode);
+  if (flags.max_message_bytes) config->max_message_bytes = to_int(*flags.max_message_bytes);
   if (flags.tls_cert_file) config->tls.cert_file = *flags.tls_cert_file;
   if (flags.tls_key_file) config->tls.key_file = *flags.tls_key_file;
   if (flags.tls_client_ca_file) config->tls.client_ca_file = *flags.tls_client_ca_file;

@@ -34,11 +34,13 @@ struct CommandLine {
   std::optional<std::string> tls_client_ca_file;       // --tls-client-ca-file
   std::optional<std::string> shutdown_linger_seconds;  // --shutdown-linger-seconds
   std::optional<std::string> drain_timeout_seconds;    // --drain-timeout-seconds
+  std::optional<std::string> load_mode;                // --load-mode
+  std::optional<std::string> max_message_bytes;        // --max-message-bytes
 };
 
-// Parses the arguments after argv[0]. Values are checked here (addresses, log
-// level and format, numbers and their ranges) so that a bad flag fails before
-// any file is read.
+// Parses the arguments after argv[0]. Values are checked here, with the file's
+// rules (addresses, log level and format, load mode, numbers and their
+// ranges), so that a bad flag fails before any file is read.
 absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const char* const> args);
 
 // The --help text.

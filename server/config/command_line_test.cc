@@ -69,6 +69,15 @@ TEST(CommandLineTest, RejectsBadArguments) {
                 "--shutdown-linger-seconds: expected an integer in [0, 3600], received '-1'"},
            Case{{"--drain-timeout-seconds", "soon"}, "--drain-timeout-seconds"},
            Case{{"--tls-cert-file="}, "--tls-cert-file needs a non-empty path"},
+           Case{{"--load-mode", "lazy"},
+                "--load-mode: expected 'all' or 'explicit', received 'lazy'"},
+           Case{{"--load-mode="}, "--load-mode: expected 'all' or 'explicit', received ''"},
+           Case{{"--max-message-bytes", "4095"},
+                "--max-message-bytes: expected an integer in [4096, 2147483647], received '4095'"},
+           Case{{"--max-message-bytes=2147483648"}, "received '2147483648'"},
+           Case{{"--max-message-bytes", "64MiB"}, "received '64MiB'"},
+           Case{{"--load-mode", "all", "--load-mode", "all"},
+                "flag --load-mode given more than once"},
        }) {
     absl::StatusOr<CommandLine> flags = Parse(c.args);
     ASSERT_FALSE(flags.ok()) << c.message;
@@ -92,6 +101,38 @@ TEST(CommandLineTest, FlagsOverrideTheConfigFile) {
   EXPECT_EQ(config->model_repository, "/from/file");
   EXPECT_EQ(config->metrics_address, "127.0.0.1:8002");  // default
   std::remove(path.c_str());
+}
+
+TEST(CommandLineTest, LoadModeAndMessageLimitFlagsOverrideTheFile) {
+  const std::string path = ::testing::TempDir() + "/command_line_test_limits.yaml";
+  {
+    std::ofstream out(path);
+    out << "load_mode: all\nmax_message_bytes: 8192\n";
+  }
+  absl::StatusOr<CommandLine> flags = Parse(
+      {"--config", path.c_str(), "--load-mode", "explicit", "--max-message-bytes=2147483647"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  absl::StatusOr<ServerConfig> config = ResolveServerConfig(*flags);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->load_mode, LoadMode::kExplicit);
+  EXPECT_EQ(config->max_message_bytes, 2147483647);
+  // Without the flags the file's values stand.
+  flags = Parse({"--config", path.c_str()});
+  config = ResolveServerConfig(*flags);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->load_mode, LoadMode::kAll);
+  EXPECT_EQ(config->max_message_bytes, 8192);
+  std::remove(path.c_str());
+  // Without a file they override the defaults.
+  flags = Parse({"--load-mode=all", "--max-message-bytes", "4096"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  config = ResolveServerConfig(*flags);
+  EXPECT_EQ(config->load_mode, LoadMode::kAll);
+  EXPECT_EQ(config->max_message_bytes, 4096);
+  EXPECT_THAT(CommandLineUsage(),
+              AllOf(HasSubstr("--load-mode MODE"), HasSubstr("(default all)"),
+                    HasSubstr("--max-message-bytes N"), HasSubstr("[4096, 2147483647]"),
+                    HasSubstr("(default 67108864)")));
 }
 
 TEST(CommandLineTest, EdgeFlagsSetTheirKeys) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -17,7 +18,8 @@ constexpr int64_t kMaxBatch = 65536;
 constexpr int64_t kMaxQueueDelayUs = 10'000'000;  // 10 s
 constexpr int64_t kMaxQueueSize = 1 << 20;
 constexpr int64_t kMaxInstances = 64;
-constexpr int64_t kMaxVersion = int64_t{1} << 62;
+// Versions are positive int64s, as the repository reads directory names.
+constexpr int64_t kMaxVersion = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxPaddedSize = 1 << 24;
 constexpr int64_t kMaxThreads = 1024;
 constexpr int64_t kMaxPatterns = 1 << 16;
@@ -71,8 +73,9 @@ absl::StatusOr<VersionPolicy> ParseVersionPolicy(const YAML::Node& node, absl::s
     return policy;
   }
   policy.kind = VersionPolicy::Kind::kSpecific;
-  ASSIGN_OR_RETURN(policy.specific, yaml_util::GetIntList(node["specific"], source,
-                                                          "version_policy.specific", 0, kMaxVersion));
+  ASSIGN_OR_RETURN(policy.specific,
+                   yaml_util::GetIntList(node["specific"], source, "version_policy.specific", 1,
+                                         kMaxVersion));
   std::sort(policy.specific.begin(), policy.specific.end());
   if (std::adjacent_find(policy.specific.begin(), policy.specific.end()) != policy.specific.end()) {
     return yaml_util::BadValue(source, "version_policy.specific", "distinct versions",

@@ -347,6 +347,9 @@ TEST(ModelConfigTest, BadVersionPoliciesNameFileKeyExpectedAndReceived) {
   EXPECT_THAT(ErrorOf("version_policy: {oldest: 1}\n"), HasSubstr("oldest"));
   EXPECT_THAT(ErrorOf("version_policy: {specific: [1, 1]}\n"),
               AllOf(HasSubstr("'version_policy.specific'"), HasSubstr("distinct versions")));
+  EXPECT_THAT(ErrorOf("version_policy: {specific: [0, 2]}\n"),
+              AllOf(HasSubstr("'version_policy.specific[0]'"),
+                    HasSubstr("expected an integer in [1, 9223372036854775807], received '0'")));
   EXPECT_THAT(ErrorOf("version_policy: {specific: []}\n"),
               AllOf(HasSubstr("'version_policy.specific'"), HasSubstr("an empty list")));
   EXPECT_THAT(ErrorOf("version_policy: {latest: 1, specific: [1]}\n"),
@@ -405,6 +408,41 @@ TEST(ModelConfigTest, BadPaddedDimsNameFileKeyExpectedAndReceived) {
                     HasSubstr("received 'pad'")));
   EXPECT_THAT(ErrorOf("padded_dims: {seq: {sizes: [4], pad: 1}}\n"),
               HasSubstr("padded_dims.seq.pad"));
+}
+
+TEST(ModelConfigTest, DuplicateKeysAreRefusedAtEveryLevelNamingBothLines) {
+  EXPECT_EQ(ErrorOf("max_batch_size: 4\nmax_batch_size: 8\n"),
+            absl::StrCat(kSource, ": duplicate key 'max_batch_size' at line 2 (first given at "
+                                  "line 1); give each key once"));
+  EXPECT_EQ(ErrorOf("max_batch_size: 8\n"
+                    "dynamic_batching:\n"
+                    "  max_queue_delay_us: 100\n"
+                    "  max_queue_size: 4\n"
+                    "  max_queue_delay_us: 200\n"),
+            absl::StrCat(kSource, ": duplicate key 'dynamic_batching.max_queue_delay_us' at line "
+                                  "5 (first given at line 3); give each key once"));
+  EXPECT_THAT(ErrorOf("warmup: {runs: 1, inputs: zeros, runs: 3}\n"),
+              HasSubstr("duplicate key 'warmup.runs' at line 1 (first given at line 1)"));
+  EXPECT_THAT(ErrorOf("max_batch_size: 4\n"
+                      "padded_dims:\n"
+                      "  seq:\n"
+                      "    sizes: [8]\n"
+                      "    pad_values: {ids: 0, ids: 1}\n"),
+              HasSubstr("duplicate key 'padded_dims.seq.pad_values.ids' at line 5 (first given "
+                        "at line 5)"));
+  EXPECT_THAT(ErrorOf("padded_dims:\n"
+                      "  seq: {sizes: [8]}\n"
+                      "  seq: {sizes: [16]}\n"),
+              HasSubstr("duplicate key 'padded_dims.seq' at line 3 (first given at line 2)"));
+  EXPECT_THAT(ErrorOf("version_policy: {latest: 1, latest: 2}\n"),
+              HasSubstr("duplicate key 'version_policy.latest'"));
+  // The same key in sibling mappings is not a duplicate.
+  EXPECT_TRUE(ParseModelConfig("max_batch_size: 4\n"
+                               "padded_dims:\n"
+                               "  a: {sizes: [8], pad_values: {x: 0}}\n"
+                               "  b: {sizes: [16], pad_values: {x: 1}}\n",
+                               kSource)
+                  .ok());
 }
 
 }  // namespace

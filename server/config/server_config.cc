@@ -217,10 +217,9 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
     config.load_mode = *parsed;
   }
   if (root["max_message_bytes"]) {
-    // gRPC takes an int; keep at least 4 KiB so error replies always fit.
     ASSIGN_OR_RETURN(config.max_message_bytes,
-                     yaml_util::GetInt(root["max_message_bytes"], source, "max_message_bytes", 4096,
-                                       int64_t{2147483647}));
+                     yaml_util::GetInt(root["max_message_bytes"], source, "max_message_bytes",
+                                       kMinMaxMessageBytes, kMaxMaxMessageBytes));
   }
   if (root["max_elements_per_input"]) {
     ASSIGN_OR_RETURN(config.max_elements_per_input,

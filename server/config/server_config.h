@@ -84,6 +84,9 @@ struct ServerConfig {
 // Accepted ranges, shared by the file and the flags.
 inline constexpr int64_t kMaxElementsPerInputLimit = int64_t{1} << 40;
 inline constexpr int64_t kMaxShutdownSeconds = 3600;
+// gRPC takes an int; at least 4 KiB so that error replies always fit.
+inline constexpr int64_t kMinMaxMessageBytes = 4096;
+inline constexpr int64_t kMaxMaxMessageBytes = 2147483647;
 
 // "all" | "explicit".
 absl::StatusOr<LoadMode> ParseLoadMode(absl::string_view text);

@@ -191,5 +191,26 @@ TEST(ServerConfigTest, AddressValidation) {
   EXPECT_FALSE(ValidateAddress("x", "[::1:80").ok());
 }
 
+TEST(ServerConfigTest, DuplicateKeysAreRefusedNamingFileKeyAndBothLines) {
+  absl::StatusOr<ServerConfig> config =
+      ParseServerConfig("log_level: info\ngrpc_address: \"127.0.0.1:1\"\nlog_level: bogus\n",
+                        "onyxd.yaml");
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(config.status().message(),
+            "onyxd.yaml: duplicate key 'log_level' at line 3 (first given at line 1); give each "
+            "key once");
+  config = ParseServerConfig("shutdown:\n  linger_seconds: 1\n  linger_seconds: 1\n", "s.yaml");
+  EXPECT_EQ(config.status().message(),
+            "s.yaml: duplicate key 'shutdown.linger_seconds' at line 3 (first given at line 2); "
+            "give each key once");
+  config = ParseServerConfig("tls: {cert_file: a.pem, key_file: a.key, cert_file: b.pem}\n",
+                             "t.yaml");
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(config.status().message(),
+              HasSubstr("t.yaml: duplicate key 'tls.cert_file' at line 1 (first given at line 1)"));
+  // Equal values repeated are still a mistake in the file.
+  EXPECT_FALSE(ParseServerConfig("load_mode: all\nload_mode: all\n", "x.yaml").ok());
+}
+
 }  // namespace
 }  // namespace onyx::server

@@ -2,11 +2,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "onyx/status_macros.h"
 
 namespace onyx::server::yaml_util {
 
@@ -23,6 +25,36 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return buffer.str();
 }
 
+namespace {
+
+// yaml-cpp keeps every pair of a mapping and lookups return the first, so a
+// repeated key would silently lose its later value: refuse it at every level.
+absl::Status CheckNoDuplicateKeys(const YAML::Node& node, absl::string_view source,
+                                  const std::string& path) {
+  if (node.IsMap()) {
+    std::map<std::string, int> first_line;  // key -> 1-based line
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : Describe(it->first);
+      const std::string key_path = path.empty() ? key : absl::StrCat(path, ".", key);
+      const int line = it->first.Mark().line + 1;
+      auto [seen, inserted] = first_line.emplace(key, line);
+      if (!inserted) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(source, ": duplicate key '", key_path, "' at line ", line,
+                         " (first given at line ", seen->second, "); give each key once"));
+      }
+      RETURN_IF_ERROR(CheckNoDuplicateKeys(it->second, source, key_path));
+    }
+  } else if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) {
+      RETURN_IF_ERROR(CheckNoDuplicateKeys(node[i], source, absl::StrCat(path, "[", i, "]")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<YAML::Node> ParseDocument(absl::string_view text, absl::string_view source) {
   YAML::Node root;
   try {
@@ -38,6 +70,11 @@ absl::StatusOr<YAML::Node> ParseDocument(absl::string_view text, absl::string_vi
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(absl::StrCat(
         source, ": expected a mapping of keys at the top level, received ", Describe(root)));
+  }
+  try {
+    RETURN_IF_ERROR(CheckNoDuplicateKeys(root, source, ""));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": cannot read YAML: ", e.what()));
   }
   return root;
 }

@@ -29,7 +29,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 // Parses one YAML document. An empty document yields an empty map. The top level
 // must be a mapping; anything else, or a syntax error (with line and column), is
-// INVALID_ARGUMENT naming `source`.
+// INVALID_ARGUMENT naming `source`. So is a key given twice in one mapping, at
+// any depth: the message names the key's path ("dynamic_batching.max_queue_delay_us",
+// "warmup[0].runs" inside lists) and the 1-based lines of both occurrences.
 absl::StatusOr<YAML::Node> ParseDocument(absl::string_view text, absl::string_view source);
 
 // INVALID_ARGUMENT naming the first key of `map` not in `allowed`.

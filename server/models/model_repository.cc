@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -25,36 +26,68 @@ namespace {
 
 constexpr char kModelFile[] = "model.onnx";
 
-// Numeric version directories of `dir`: version -> directory name ("7", or
-// "007" when that is the only spelling on disk).
+// Version directories of `dir` whose names are canonical version numbers:
+// version -> directory name. Other all-digit names ("01", "0", past int64) are
+// skipped with a warning so that an operator sees why a version is missing.
 std::map<int64_t, std::string> ScanVersions(const fs::path& dir) {
   std::map<int64_t, std::string> versions;
   std::error_code ec;
   for (const fs::directory_entry& sub : fs::directory_iterator(dir, ec)) {
     const std::string name = sub.path().filename().string();
-    int64_t version = 0;
-    if (!sub.is_directory(ec) || name.find_first_not_of("0123456789") != std::string::npos ||
-        !absl::SimpleAtoi(name, &version)) {
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos ||
+        !sub.is_directory(ec)) {
       continue;
     }
-    auto [it, inserted] = versions.emplace(version, name);
-    if (!inserted && name == absl::StrCat(version)) it->second = name;
+    absl::StatusOr<int64_t> version = ParseModelVersion(name);
+    if (!version.ok()) {
+      spdlog::warn("ignoring version directory {}: {}", sub.path().string(),
+                   std::string(version.status().message()));
+      continue;
+    }
+    versions.emplace(*version, name);
   }
   return versions;
+}
+
+// OK when `path` resolves (symlinks followed) inside `root`, itself resolved;
+// UNAVAILABLE naming `what` and both resolved paths otherwise.
+absl::Status CheckInsideRoot(const fs::path& path, const fs::path& root, absl::string_view what) {
+  std::error_code ec;
+  fs::path resolved_root = fs::weakly_canonical(root, ec);
+  if (ec) {
+    return absl::UnavailableError(
+        absl::StrCat(what, ": cannot resolve ", root.string(), ": ", ec.message()));
+  }
+  const fs::path resolved = fs::weakly_canonical(path, ec);
+  if (ec) {
+    return absl::UnavailableError(
+        absl::StrCat(what, " ", path.string(), ": cannot resolve: ", ec.message()));
+  }
+  // "/models/" ends in an empty component that no path below it has.
+  if (!resolved_root.has_filename()) resolved_root = resolved_root.parent_path();
+  auto [root_end, unused] =
+      std::mismatch(resolved_root.begin(), resolved_root.end(), resolved.begin(), resolved.end());
+  if (root_end != resolved_root.end()) {
+    return absl::UnavailableError(absl::StrCat(what, " ", path.string(), " resolves to ",
+                                               resolved.string(),
+                                               ", outside the repository root ",
+                                               resolved_root.string(), " (refused)"));
+  }
+  return absl::OkStatus();
 }
 
 // The version of a file override key "<version>/model.onnx"; INVALID_ARGUMENT
 // for anything else (which rules out "..", absolute paths and other names).
 absl::StatusOr<int64_t> OverrideVersion(const std::string& path) {
   const std::vector<std::string> parts = absl::StrSplit(path, '/');
-  int64_t version = 0;
-  if (parts.size() != 2 || parts[1] != kModelFile || parts[0].empty() ||
-      parts[0].find_first_not_of("0123456789") != std::string::npos ||
-      !absl::SimpleAtoi(parts[0], &version) || parts[0] != absl::StrCat(version)) {
+  absl::StatusOr<int64_t> version = absl::InvalidArgumentError("not '<version>/model.onnx'");
+  if (parts.size() == 2 && parts[1] == kModelFile) version = ParseModelVersion(parts[0]);
+  if (!version.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("RepositoryModelLoad parameter 'file:", path,
                      "': expected 'file:<version>/model.onnx' with a version number "
-                     "(digits, no leading zeros)"));
+                     "(a positive decimal integer without leading zeros): ",
+                     version.status().message()));
   }
   return version;
 }
@@ -132,6 +165,28 @@ absl::string_view ModelStateName(ModelState state) {
       return "UNLOADING";
   }
   return "UNKNOWN";
+}
+
+absl::StatusOr<int64_t> ParseModelVersion(absl::string_view text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", text, "' is not a decimal number (expected digits only)"));
+  }
+  const size_t significant = text.find_first_not_of('0');
+  if (significant == absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", text, "' is 0, not a version (versions start at 1)"));
+  }
+  if (significant > 0) {
+    return absl::InvalidArgumentError(absl::StrCat("'", text, "' has a leading zero (expected '",
+                                                   text.substr(significant), "')"));
+  }
+  int64_t version = 0;
+  if (!absl::SimpleAtoi(text, &version)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", text, "' is larger than the largest version, ", std::numeric_limits<int64_t>::max()));
+  }
+  return version;
 }
 
 absl::StatusOr<std::unique_ptr<ModelRepository>> ModelRepository::Create(const Options& options) {
@@ -282,6 +337,14 @@ absl::Status ModelRepository::LoadLocked(const std::string& name, const LoadOver
     return status;
   };
 
+  // A model directory symlinked out of the repository is not served (Load's
+  // CheckName refuses its name earlier; LoadAll gets here).
+  if (absl::Status inside = CheckInsideRoot(dir, options_.root, absl::StrCat("model '", name,
+                                                                             "': directory"));
+      !inside.ok()) {
+    return refuse(inside);
+  }
+
   std::string config_source = (dir / "config.yaml").string();
   absl::StatusOr<ModelConfigFile> config;
   if (overrides.config.has_value()) {
@@ -301,6 +364,10 @@ absl::Status ModelRepository::LoadLocked(const std::string& name, const LoadOver
     files_dir = std::move(*written);
     versions_root = *files_dir;
   }
+  // Version directories and model files must stay inside the repository (or
+  // the load's private directory).
+  const fs::path containment_root =
+      overrides.files.empty() ? fs::path(options_.root) : versions_root;
   const std::map<int64_t, std::string> on_disk = ScanVersions(versions_root);
   std::vector<int64_t> available;
   for (const auto& [version, unused] : on_disk) available.push_back(version);
@@ -336,8 +403,21 @@ absl::Status ModelRepository::LoadLocked(const std::string& name, const LoadOver
                                                   (versions_root / absl::StrCat(version)).string()));
       spdlog::error("{}", std::string(model.status().message()));
     } else {
-      const std::string model_path = (versions_root / directory->second / kModelFile).string();
-      model = LoadVersion(name, version, model_path, *config, config_source);
+      const fs::path version_dir = versions_root / directory->second;
+      const std::string what = absl::StrCat("model '", name, "' version ", version, ":");
+      absl::Status inside = CheckInsideRoot(version_dir, containment_root,
+                                            absl::StrCat(what, " version directory"));
+      if (inside.ok()) {
+        inside = CheckInsideRoot(version_dir / kModelFile, containment_root,
+                                 absl::StrCat(what, " model file"));
+      }
+      if (inside.ok()) {
+        model = LoadVersion(name, version, (version_dir / kModelFile).string(), *config,
+                            config_source);
+      } else {
+        model = inside;
+        spdlog::error("{}", std::string(inside.message()));
+      }
     }
     if (model.ok()) {
       if (v.model != nullptr) replaced.push_back(std::move(v.model));
@@ -451,8 +531,9 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::GetReady(
     return absl::UnavailableError(absl::StrCat("model '", name, "' has no READY version (",
                                                absl::StrJoin(states, "; "), ")"));
   }
-  int64_t number = -1;
-  auto v = absl::SimpleAtoi(version, &number) ? entry.versions.find(number) : entry.versions.end();
+  // Only the canonical spelling names a version: "01" and "+1" are not "1".
+  absl::StatusOr<int64_t> number = ParseModelVersion(version);
+  auto v = number.ok() ? entry.versions.find(*number) : entry.versions.end();
   if (v == entry.versions.end()) {
     std::vector<int64_t> served;
     for (const auto& [n, unused] : entry.versions) served.push_back(n);

@@ -8,9 +8,12 @@
 //   ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, repository->GetReady("mlp", ""));
 //
 // Layout: every directory under root (not starting with '.') is a model; its
-// numeric subdirectories are versions. The model's version_policy (config.yaml:
-// latest N, specific [..] or all; default latest 1) selects the versions served
-// at once, each its own Model (sessions and batcher). A version that fails to
+// subdirectories named by a version number (ParseModelVersion) are versions;
+// other all-digit names ("01", "0", past int64) are skipped with a WARN log.
+// A model directory, version directory or model.onnx that resolves (symlinks
+// followed) outside root is refused: UNAVAILABLE with the reason. The model's
+// version_policy (config.yaml: latest N, specific [..] or all; default latest
+// 1) selects the versions served at once, each its own Model (sessions and batcher). A version that fails to
 // load is UNAVAILABLE with the reason while the others serve; a model whose
 // config.yaml is unreadable, or that has no version, is one UNAVAILABLE entry.
 // Lookups copy a shared_ptr to an immutable snapshot under a short lock and
@@ -46,6 +49,12 @@ enum class ModelState {
 
 // "LOADING" | "READY" | "UNAVAILABLE" | "UNLOADING".
 absl::string_view ModelStateName(ModelState state);
+
+// A version as written in a directory name, a "file:<version>/model.onnx" key
+// or a request: a positive decimal integer without leading zeros (or sign)
+// that fits int64 ("7"; not "07", "0", "+7" or 2^63). INVALID_ARGUMENT saying
+// why otherwise.
+absl::StatusOr<int64_t> ParseModelVersion(absl::string_view text);
 
 struct ModelStatus {
   std::string name;
@@ -95,8 +104,10 @@ class ModelRepository {
   void DiscoverOnly();
 
   // A serving version of `name`. `version` "" means the highest READY version;
-  // any other value names one version. NOT_FOUND for an unknown name or a
-  // version the policy does not select (the message lists those it does),
+  // any other value names one version in its canonical spelling
+  // (ParseModelVersion: "1", not "01"). NOT_FOUND for an unknown name, a
+  // non-canonical version or one the policy does not select (the message lists
+  // the versions it does),
   // UNAVAILABLE (with the reason) when that version, or for "" every version,
   // is not READY.
   absl::StatusOr<std::shared_ptr<const Model>> GetReady(absl::string_view name,

@@ -4,12 +4,16 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onyx/value_io.h"
+#include "spdlog/sinks/ostream_sink.h"
+#include "spdlog/spdlog.h"
 #include "tests/util/model_builder.h"
 
 namespace onyx::server {
@@ -280,12 +284,156 @@ TEST_F(VersionedRepositoryTest, AFailingVersionIsUnavailableWhileTheOthersServe)
   EXPECT_THAT(four.status().message(), HasSubstr("version 4 is UNAVAILABLE"));
 }
 
-TEST_F(VersionedRepositoryTest, AVersionDirectoryWithLeadingZerosIsThatVersion) {
-  fs::rename(root_ / "scale" / "3", root_ / "scale" / "0010");
+// Captures what the default logger writes while alive, one "[level] message" a line.
+class LogCapture {
+ public:
+  LogCapture() : previous_(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_);
+    sink->set_pattern("[%l] %v");
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  std::string text() const { return stream_.str(); }
+
+ private:
+  std::ostringstream stream_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+TEST(ParseModelVersionTest, OnlyCanonicalPositiveInt64) {
+  EXPECT_EQ(*ParseModelVersion("1"), 1);
+  EXPECT_EQ(*ParseModelVersion("10"), 10);
+  EXPECT_EQ(*ParseModelVersion("9223372036854775807"), 9223372036854775807);
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  for (const Case& c : {
+           Case{"01", "'01' has a leading zero (expected '1')"},
+           Case{"0010", "'0010' has a leading zero (expected '10')"},
+           Case{"0", "'0' is 0, not a version (versions start at 1)"},
+           Case{"000", "'000' is 0, not a version (versions start at 1)"},
+           Case{"9223372036854775808",
+                "'9223372036854775808' is larger than the largest version, 9223372036854775807"},
+           Case{"99999999999999999999", "'99999999999999999999' is larger than the largest"},
+           Case{"+1", "'+1' is not a decimal number (expected digits only)"},
+           Case{"-1", "'-1' is not a decimal number"},
+           Case{" 1", "' 1' is not a decimal number"},
+           Case{"", "'' is not a decimal number"},
+           Case{"1e3", "'1e3' is not a decimal number"},
+       }) {
+    absl::StatusOr<int64_t> version = ParseModelVersion(c.text);
+    EXPECT_EQ(version.status().code(), absl::StatusCode::kInvalidArgument) << c.text;
+    EXPECT_THAT(version.status().message(), HasSubstr(c.message)) << c.text;
+  }
+}
+
+TEST_F(VersionedRepositoryTest, NonCanonicalVersionDirectoriesAreIgnoredWithAWarning) {
+  WriteFile(root_ / "scale" / "07" / "model.onnx", ScaleModel(7));
+  WriteFile(root_ / "scale" / "0" / "model.onnx", ScaleModel(7));
+  WriteFile(root_ / "scale" / "99999999999999999999" / "model.onnx", ScaleModel(7));
+  SetConfig("version_policy: all\n");
+  LogCapture log;
   repository_->LoadAll();
-  EXPECT_THAT(IndexLines(), ElementsAre("scale 10 READY"));
-  EXPECT_THAT(*Infer(**repository_->GetReady("scale", "10"), 1, 4, {1, 2, 3, 4}),
-              ElementsAre(3, 6, 9, 12));  // the model file of former version 3
+  // Listed nowhere: only 1, 2 and 3 are versions.
+  EXPECT_THAT(IndexLines(), ElementsAre("scale 1 READY", "scale 2 READY", "scale 3 READY"));
+  const std::string text = log.text();
+  for (const std::string& line :
+       {"[warning] ignoring version directory " + (root_ / "scale" / "07").string() +
+            ": '07' has a leading zero (expected '7')",
+        "[warning] ignoring version directory " + (root_ / "scale" / "0").string() +
+            ": '0' is 0, not a version (versions start at 1)",
+        "[warning] ignoring version directory " +
+            (root_ / "scale" / "99999999999999999999").string() +
+            ": '99999999999999999999' is larger than the largest version, 9223372036854775807"}) {
+    EXPECT_THAT(text, HasSubstr(line + "\n"));
+  }
+}
+
+TEST_F(VersionedRepositoryTest, ALeadingZeroDirectoryAloneLeavesNoVersion) {
+  fs::remove_all(root_ / "scale");
+  WriteFile(root_ / "scale" / "01" / "model.onnx", ScaleModel(1));
+  repository_->LoadAll();
+  ASSERT_EQ(repository_->Index().size(), 1u);
+  EXPECT_EQ(repository_->Index()[0].version, "");
+  EXPECT_EQ(repository_->Index()[0].state, ModelState::kUnavailable);
+  EXPECT_THAT(repository_->Index()[0].reason, HasSubstr("no numeric version directory"));
+}
+
+TEST_F(VersionedRepositoryTest, RequestsMustSpellTheVersionCanonically) {
+  repository_->LoadAll();
+  ASSERT_EQ((*repository_->GetReady("scale", "3"))->version(), 3);
+  for (const char* version : {"03", "+3", "3.0", " 3", "0x3", "003"}) {
+    auto model = repository_->GetReady("scale", version);
+    EXPECT_EQ(model.status().code(), absl::StatusCode::kNotFound) << version;
+    EXPECT_EQ(model.status().message(),
+              absl::StrCat("model 'scale' has no version '", version, "' (versions: 3)"));
+  }
+}
+
+TEST_F(VersionedRepositoryTest, VersionsResolvingOutsideTheRootAreUnavailable) {
+  const fs::path outside = root_.string() + "_outside";
+  fs::remove_all(outside);
+  WriteFile(outside / "4" / "model.onnx", ScaleModel(4));
+  WriteFile(outside / "model5.onnx", ScaleModel(5));
+  fs::create_directory_symlink(outside / "4", root_ / "scale" / "4");
+  fs::create_directories(root_ / "scale" / "5");
+  fs::create_symlink(outside / "model5.onnx", root_ / "scale" / "5" / "model.onnx");
+  // A symlink that stays inside the root is fine.
+  fs::create_directory_symlink(root_ / "scale" / "1", root_ / "scale" / "6");
+  SetConfig("version_policy: all\n");
+  repository_->LoadAll();
+  EXPECT_THAT(IndexLines(), ElementsAre("scale 1 READY", "scale 2 READY", "scale 3 READY",
+                                        "scale 4 UNAVAILABLE", "scale 5 UNAVAILABLE",
+                                        "scale 6 READY"));
+  const fs::path root = fs::canonical(root_);
+  const fs::path resolved_outside = fs::canonical(outside);
+  EXPECT_EQ(repository_->Index()[3].reason,
+            absl::StrCat("model 'scale' version 4: version directory ",
+                         (root_ / "scale" / "4").string(), " resolves to ",
+                         (resolved_outside / "4").string(), ", outside the repository root ",
+                         root.string(), " (refused)"));
+  EXPECT_EQ(repository_->Index()[4].reason,
+            absl::StrCat("model 'scale' version 5: model file ",
+                         (root_ / "scale" / "5" / "model.onnx").string(), " resolves to ",
+                         (resolved_outside / "model5.onnx").string(),
+                         ", outside the repository root ", root.string(), " (refused)"));
+  auto four = repository_->GetReady("scale", "4");
+  EXPECT_EQ(four.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(*Infer(**repository_->GetReady("scale", "6"), 1, 4, {1, 2, 3, 4}),
+              ElementsAre(1, 2, 3, 4));  // version 1's file, served as 6
+  fs::remove_all(outside);
+}
+
+TEST_F(VersionedRepositoryTest, ARootSpelledWithATrailingSlashOrDotsStillHoldsItsModels) {
+  for (const std::string& spelling :
+       {root_.string() + "/", root_.string() + "/./", root_.string() + "/scale/.."}) {
+    ModelRepository::Options options;
+    options.root = spelling;
+    auto repository = ModelRepository::Create(options);
+    ASSERT_TRUE(repository.ok()) << repository.status();
+    (*repository)->LoadAll();
+    auto model = (*repository)->GetReady("scale", "3");
+    ASSERT_TRUE(model.ok()) << spelling << ": " << model.status();
+    EXPECT_EQ((*model)->version(), 3);
+  }
+}
+
+TEST_F(VersionedRepositoryTest, AModelDirectoryOutsideTheRootIsUnavailable) {
+  const fs::path outside = root_.string() + "_outside_model";
+  fs::remove_all(outside);
+  WriteFile(outside / "1" / "model.onnx", ScaleModel(1));
+  fs::create_directory_symlink(outside, root_ / "elsewhere");
+  repository_->LoadAll();
+  EXPECT_THAT(IndexLines(), ElementsAre("elsewhere  UNAVAILABLE", "scale 3 READY"));
+  EXPECT_EQ(repository_->Index()[0].reason,
+            absl::StrCat("model 'elsewhere': directory ", (root_ / "elsewhere").string(),
+                         " resolves to ", fs::canonical(outside).string(),
+                         ", outside the repository root ", fs::canonical(root_).string(),
+                         " (refused)"));
+  EXPECT_EQ(repository_->GetReady("elsewhere", "").status().code(),
+            absl::StatusCode::kUnavailable);
+  fs::remove_all(outside);
 }
 
 TEST_F(VersionedRepositoryTest, ASpecificVersionMissingOnDiskIsUnavailable) {
@@ -324,7 +472,8 @@ TEST_F(VersionedRepositoryTest, LoadOverridesReplaceConfigAndFiles) {
 
   for (const char* bad : {"../7/model.onnx", "/tmp/7/model.onnx", "7/other.onnx",
                           "7/../../model.onnx", "x/model.onnx", "07/model.onnx",
-                          "7/model.onnx/x", "-1/model.onnx"}) {
+                          "7/model.onnx/x", "-1/model.onnx", "0/model.onnx",
+                          "99999999999999999999/model.onnx"}) {
     LoadOverrides evil;
     evil.files[bad] = "x";
     absl::Status status = repository_->Load("scale", evil);
