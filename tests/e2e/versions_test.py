@@ -103,6 +103,8 @@ def build_cases(client, repo):
         check(answer("2") == "2", "version 2 answered as another")
         check(answer("3") == "3", "version 3 answered as another")
         base.expect_error(client, request("1"), SC.NOT_FOUND, must_mention="versions: 2, 3")
+        # Versions are canonical decimals: "03" does not name version 3.
+        base.expect_error(client, request("03"), SC.NOT_FOUND, must_mention="no version '03'")
         ready = lambda v: client.stub.ModelReady(  # noqa: E731
             pb.ModelReadyRequest(name="scale", version=v), timeout=RPC_TIMEOUT_S).ready
         check(ready("2") and ready("3") and ready("") and not ready("1"), "ModelReady per version")
