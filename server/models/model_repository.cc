@@ -233,6 +233,18 @@ void ModelRepository::Update(const std::string& name, Entry entry) {
   Publish(std::move(table));
 }
 
+void ModelRepository::Forget(const std::string& name) {
+  absl::MutexLock write_lock(&write_mu_);
+  auto table = std::make_shared<Table>(*Snapshot());
+  table->erase(name);
+  Publish(std::move(table));
+}
+
+bool ModelRepository::OnDisk(const std::string& name) const {
+  std::error_code ec;
+  return fs::is_directory(fs::path(options_.root) / name, ec);
+}
+
 absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::LoadVersion(
     const std::string& name, int64_t version, const std::string& model_path,
     const ModelConfigFile& config, const std::string& config_source) const {
@@ -329,7 +341,11 @@ absl::Status ModelRepository::LoadLocked(const std::string& name, const LoadOver
   // UNAVAILABLE entry with the reason.
   auto refuse = [&](absl::Status status) {
     spdlog::error("model '{}' unavailable: {}", name, std::string(status.message()));
-    if (!serving) {
+    if (!serving && !OnDisk(name)) {
+      // Known only through this load's files: the caller has the error, and
+      // the repository (and the metrics' label values) keeps no trace of it.
+      Forget(name);
+    } else if (!serving) {
       Entry failed;
       failed.status = ModelStatus{name, "", ModelState::kUnavailable, std::string(status.message())};
       Update(name, std::move(failed));
@@ -458,7 +474,13 @@ absl::Status ModelRepository::LoadLocked(const std::string& name, const LoadOver
              ? std::next(it)
              : working.versions.erase(it);
   }
-  Update(name, std::move(working));
+  bool any_loaded = false;
+  for (const auto& [version, v] : working.versions) any_loaded |= v.model != nullptr;
+  if (!any_loaded && !OnDisk(name)) {
+    Forget(name);  // a one-off from load files that serves nothing: no trace
+  } else {
+    Update(name, std::move(working));
+  }
   if (!failures.empty()) return absl::Status(first_failure, absl::StrJoin(failures, "; "));
   return absl::OkStatus();
 }
@@ -485,9 +507,13 @@ absl::Status ModelRepository::Unload(absl::string_view name_view) {
   for (auto& [version, v] : entry.versions) {
     if (v.model != nullptr) v.model->Stop();
   }
-  Entry unloaded;
-  unloaded.status = ModelStatus{name, "", ModelState::kUnavailable, "unloaded"};
-  Update(name, std::move(unloaded));
+  if (OnDisk(name)) {
+    Entry unloaded;
+    unloaded.status = ModelStatus{name, "", ModelState::kUnavailable, "unloaded"};
+    Update(name, std::move(unloaded));
+  } else {
+    Forget(name);  // loaded from RepositoryModelLoad files only: nothing left to list
+  }
   spdlog::info("model '{}' unloaded", name);
   return absl::OkStatus();
 }

@@ -144,12 +144,15 @@ class ModelRepository {
   // no such directory (and no files are given); a configuration that does not
   // parse (INVALID_ARGUMENT); otherwise, when versions fail, the first one's
   // error code with every failed version's message — those versions are
-  // UNAVAILABLE with their reason while the rest serve.
+  // UNAVAILABLE with their reason while the rest serve. A model known only
+  // through overrides.files (no directory under root) that fails to load and
+  // serves nothing is not listed at all afterwards.
   absl::Status Load(absl::string_view name, const LoadOverrides& overrides = {});
 
   // Marks every version UNLOADING (no new requests), drains their accepted
   // requests, drops their sessions and leaves the model UNAVAILABLE
-  // ("unloaded"). Blocks until drained. Unloading a model that is not loaded is
+  // ("unloaded"), or forgets it when it has no directory under root (it was
+  // loaded from RepositoryModelLoad files). Blocks until drained. Unloading a model that is not loaded is
   // OK. Errors: as Load's name checks, NOT_FOUND for a name the repository
   // does not list.
   absl::Status Unload(absl::string_view name);
@@ -187,6 +190,10 @@ class ModelRepository {
   // Copy-on-write update of one entry (or insertion).
   void Update(const std::string& name, Entry entry);
   void Publish(std::shared_ptr<const Table> table);
+  // Removes `name` from the table (copy-on-write).
+  void Forget(const std::string& name);
+  // True when <root>/<name> is a directory.
+  bool OnDisk(const std::string& name) const;
 
   const Options options_;
   // Serialises Load, Unload, LoadAll and UnloadAll; held across a whole load.

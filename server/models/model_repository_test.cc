@@ -490,6 +490,23 @@ TEST_F(VersionedRepositoryTest, LoadOverridesReplaceConfigAndFiles) {
   EXPECT_THAT(IndexLines(), ElementsAre("scale 7 READY"));  // keeps serving
 }
 
+TEST_F(VersionedRepositoryTest, ModelsKnownOnlyThroughLoadFilesLeaveNoTrace) {
+  repository_->DiscoverOnly();
+  LoadOverrides files;
+  files.files["1/model.onnx"] = ScaleModel(3);
+  ASSERT_TRUE(repository_->Load("adhoc", files).ok());
+  EXPECT_THAT(IndexLines(), ElementsAre("adhoc 1 READY", "scale  UNAVAILABLE"));
+  ASSERT_TRUE(repository_->Unload("adhoc").ok());
+  // No directory under the root: nothing to list once unloaded.
+  EXPECT_THAT(IndexLines(), ElementsAre("scale  UNAVAILABLE"));
+  EXPECT_EQ(repository_->GetStatus("adhoc").status().code(), absl::StatusCode::kNotFound);
+
+  LoadOverrides broken;
+  broken.files["1/model.onnx"] = "not an onnx model";
+  EXPECT_FALSE(repository_->Load("adhoc2", broken).ok());
+  EXPECT_THAT(IndexLines(), ElementsAre("scale  UNAVAILABLE"));  // a failed one-off is not listed
+}
+
 TEST_F(VersionedRepositoryTest, PaddedDimsBuildOneSessionPerBucketAndSize) {
   WriteFile(root_ / "seq" / "1" / "model.onnx", DoubleSequenceModel());
   WriteFile(root_ / "seq" / "config.yaml",
