@@ -17,7 +17,7 @@ absl::Status ExecutionFrame::Init() {
   BFCArena* arena = memory_.arena;
   auto block = arena->Allocate(memory_.pattern->pattern.total_bytes);
   if (!block.ok()) return block.status();
-  block_ = std::shared_ptr<void>(*block, [arena](void* p) { arena->Free(p); });
+  block_ = arena->OwnChunk(*block);
   return absl::OkStatus();
 }
 
@@ -48,9 +48,7 @@ absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, 
     if (!chunk.ok()) return chunk.status();
     void* data = *chunk;
     if (bytes > 0) std::memset(data, 0, bytes);
-    values_[slot] = Value(Tensor::FromBuffer(type, dims, data, std::shared_ptr<void>(data, [device_arena](void* p) {
-                                               device_arena->Free(p);
-                                             })));
+    values_[slot] = Value(Tensor::FromBuffer(type, dims, data, device_arena->OwnChunk(data)));
     return &values_[slot].mutable_tensor();
   }
   if (!bound_.empty()) {
@@ -82,7 +80,7 @@ absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, 
     auto chunk = arena->Allocate(bytes);
     if (!chunk.ok()) return chunk.status();
     data = *chunk;
-    owner = std::shared_ptr<void>(data, [arena](void* p) { arena->Free(p); });
+    owner = arena->OwnChunk(data);
   }
   const bool in_place = owner == block_ && block_ != nullptr && memory_.pattern->inplace_slots.count(slot);
   if (bytes > 0 && !in_place) std::memset(data, 0, bytes);

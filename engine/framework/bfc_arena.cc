@@ -17,6 +17,12 @@ BFCArena::~BFCArena() {
   }
 }
 
+std::shared_ptr<void> BFCArena::OwnChunk(void* p) {
+  // The deleter frees the chunk before the captured arena reference goes, so
+  // the arena outlives its last chunk's Free.
+  return std::shared_ptr<void>(p, [arena = this, keep = weak_from_this().lock()](void* q) { arena->Free(q); });
+}
+
 int BFCArena::BinFor(size_t bytes) {
   int bin = 0;
   size_t limit = kMinChunk * 2;
@@ -79,7 +85,8 @@ absl::Status BFCArena::Extend(size_t bytes) {
     size = bytes;  // the growth policy would overshoot: take just what is needed
     if (reserved_ + size > static_cast<int64_t>(options_.max_bytes)) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "arena on ", device_->device(), ": allocating ", bytes, " bytes would exceed the limit of ",
+          "arena ", options_.name.empty() ? std::string() : absl::StrCat("'", options_.name, "' "), "on ",
+          device_->device(), ": allocating ", bytes, " bytes would exceed the limit of ",
           options_.max_bytes, " bytes (", reserved_, " reserved, ", in_use_, " in use)"));
     }
   }

@@ -15,12 +15,16 @@
 // Streams: a chunk freed by a stream is handed to a different stream only
 // after the freeing stream was synchronised (SynchronizeStream), so device work
 // still reading it cannot race its next owner.
+// Lifetime: when the arena itself is owned by a std::shared_ptr (the per-group
+// arenas of framework/device_arena.h), OwnChunk() makes every chunk it wraps
+// keep the arena alive, so a tensor may outlive the session that made it.
 // Thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,7 +33,7 @@
 
 namespace onyx {
 
-class BFCArena final : public IAllocator {
+class BFCArena final : public IAllocator, public std::enable_shared_from_this<BFCArena> {
  public:
   enum class ExtendStrategy { kNextPowerOfTwo, kSameAsRequested };
 
@@ -37,6 +41,7 @@ class BFCArena final : public IAllocator {
     size_t initial_chunk_bytes = 1 << 20;  // first region at least this big
     size_t max_bytes = 0;                  // cap on reserved bytes; 0 = no cap
     ExtendStrategy extend_strategy = ExtendStrategy::kNextPowerOfTwo;
+    std::string name;                      // e.g. the arena group; named in errors
   };
 
   struct Stats {
@@ -66,6 +71,10 @@ class BFCArena final : public IAllocator {
   absl::StatusOr<void*> AllocateOnStream(size_t bytes, int stream);
   // Chunks freed by `stream` so far may now go to any stream.
   void SynchronizeStream(int stream);
+
+  // Shared owner of chunk `p` (from Allocate): frees it when the last copy goes.
+  // If this arena is held by a shared_ptr, the owner holds the arena too.
+  std::shared_ptr<void> OwnChunk(void* p);
 
   // Returns regions that are entirely free to the device allocator.
   void Shrink();

@@ -31,6 +31,8 @@ namespace onyx {
 
 class InferenceSession::Impl {
  public:
+  // First member, so destroyed last: host tensors of this session's arena group.
+  std::shared_ptr<BFCArena> arena;
   std::string label;
   std::vector<std::unique_ptr<IExecutionProvider>> providers;
   std::vector<const IExecutionProvider*> provider_views;
@@ -158,6 +160,15 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
   impl->profiler = std::make_unique<Profiler>(options.profile_file_prefix);
   if (options.enable_profiling) impl->profiler->EnableAll();
   impl->patterns = std::make_unique<PatternCache>(std::max(options.mem_pattern_cache_size, 0));
+  if (options.arena_limit_bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(impl->label, ": arena_limit_bytes must be >= 0, got ",
+                                                   options.arena_limit_bytes));
+  }
+  {
+    auto arena = AcquireCpuArena(options.arena_group, static_cast<size_t>(options.arena_limit_bytes));
+    if (!arena.ok()) return absl::Status(arena.status().code(), absl::StrCat(impl->label, ": ", arena.status().message()));
+    impl->arena = *std::move(arena);
+  }
 
   LoadOptions load;
   load.model_name = options.model_name;
@@ -278,7 +289,7 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
   }
   const bool parallel = !plan.lane_nodes.empty();
   if (parallel) pattern = nullptr;  // lifetimes are planned for sequential order
-  FrameMemory memory{&CpuArena(), pattern.get(), s.enable_mem_pattern && pattern == nullptr && !parallel};
+  FrameMemory memory{s.arena.get(), pattern.get(), s.enable_mem_pattern && pattern == nullptr && !parallel};
   ExecutionFrame frame(plan, options, memory);
   RETURN_IF_ERROR(frame.Init());
   std::vector<bool> fed(plan.feed_slots.size(), false);
@@ -342,7 +353,7 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
   RETURN_IF_ERROR(executed);
   if (options.shrink_arena_at_end) {
     frame.ReleaseAll();
-    CpuArena().Shrink();
+    s.arena->Shrink();
   }
   if (memory.learn) {
     std::shared_ptr<const LearnedPattern> learned = frame.Learn();

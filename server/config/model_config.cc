@@ -23,6 +23,7 @@ constexpr int64_t kMaxVersion = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxPaddedSize = 1 << 24;
 constexpr int64_t kMaxThreads = 1024;
 constexpr int64_t kMaxPatterns = 1 << 16;
+constexpr int64_t kMaxArenaBytes = int64_t{1} << 50;  // 1 PiB: far above any host
 constexpr int64_t kMaxWarmupRuns = 1000;
 
 absl::StatusOr<bool> GetBool(const YAML::Node& node, absl::string_view source, absl::string_view key) {
@@ -136,7 +137,7 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
       root,
       {"max_batch_size", "buckets", "dynamic_batching", "instance_count", "providers", "optimization_level",
        "max_cpu_fallback_nodes", "intra_op_threads", "inter_op_threads", "enable_mem_pattern",
-       "mem_pattern_cache_size", "warmup", "version_policy", "padded_dims"},
+       "mem_pattern_cache_size", "arena_limit_bytes", "warmup", "version_policy", "padded_dims"},
       source, ""));
   ModelConfigFile file;
   if (root["version_policy"]) {
@@ -188,6 +189,10 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
     ASSIGN_OR_RETURN(file.mem_pattern_cache_size,
                      yaml_util::GetInt(root["mem_pattern_cache_size"], source, "mem_pattern_cache_size", 1,
                                        kMaxPatterns));
+  }
+  if (root["arena_limit_bytes"]) {
+    ASSIGN_OR_RETURN(file.arena_limit_bytes, yaml_util::GetInt(root["arena_limit_bytes"], source,
+                                                               "arena_limit_bytes", 0, kMaxArenaBytes));
   }
   if (root["warmup"]) RETURN_IF_ERROR(ParseWarmup(root["warmup"], source, file));
   if (root["max_batch_size"]) {
@@ -304,6 +309,7 @@ absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
   if (file.inter_op_threads) config.inter_op_threads = *file.inter_op_threads;
   if (file.enable_mem_pattern) config.enable_mem_pattern = *file.enable_mem_pattern;
   if (file.mem_pattern_cache_size) config.mem_pattern_cache_size = *file.mem_pattern_cache_size;
+  if (file.arena_limit_bytes) config.arena_limit_bytes = *file.arena_limit_bytes;
   if (file.warmup_runs) config.warmup.runs = *file.warmup_runs;
   if (file.warmup_inputs) config.warmup.inputs = *file.warmup_inputs;
   if (file.version_policy) config.version_policy = *file.version_policy;

@@ -18,6 +18,7 @@
 //   inter_op_threads: 1          # engine session options of every bucket session
 //   enable_mem_pattern: true
 //   mem_pattern_cache_size: 16
+//   arena_limit_bytes: 0         # cap on this version's arena; 0 = none
 //   warmup:
 //     runs: 2                    # per bucket session at load; 0 = none
 //     inputs: zeros              # zeros | random | <dir relative to the model directory>
@@ -96,6 +97,8 @@ struct ModelConfig {
   int64_t inter_op_threads = 1;         // 0 or 1: sequential
   bool enable_mem_pattern = true;
   int64_t mem_pattern_cache_size = 16;
+  // Cap on the reserved bytes of each model version's own arena; 0 = none.
+  int64_t arena_limit_bytes = 0;
   WarmupConfig warmup;
   VersionPolicy version_policy;
   // By dim_param name; checked against the model's inputs when it loads.
@@ -116,6 +119,7 @@ struct ModelConfigFile {
   std::optional<int64_t> inter_op_threads;
   std::optional<bool> enable_mem_pattern;
   std::optional<int64_t> mem_pattern_cache_size;
+  std::optional<int64_t> arena_limit_bytes;
   std::optional<int64_t> warmup_runs;
   std::optional<std::string> warmup_inputs;
   std::optional<VersionPolicy> version_policy;

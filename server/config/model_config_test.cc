@@ -101,6 +101,25 @@ TEST(ModelConfigTest, ParsesSessionOptionsAndWarmup) {
   EXPECT_EQ(file->enable_mem_pattern, true);
 }
 
+TEST(ModelConfigTest, ArenaLimitParsesDefaultsToNoneAndRejectsNegatives) {
+  absl::StatusOr<ModelConfigFile> file = ParseModelConfig("arena_limit_bytes: 67108864\n", kSource);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->arena_limit_bytes, 67108864);
+  absl::StatusOr<ModelConfig> config = ResolveModelConfig(*file, "", kSource);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->arena_limit_bytes, 67108864);
+
+  config = ResolveModelConfig(ModelConfigFile{}, "", kSource);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->arena_limit_bytes, 0);
+  EXPECT_EQ(config->arena_limit_bytes, onyx::SessionOptions().arena_limit_bytes);
+
+  EXPECT_THAT(ErrorOf("arena_limit_bytes: -1\n"),
+              AllOf(HasSubstr(kSource), HasSubstr("key 'arena_limit_bytes': expected an integer in [0, "),
+                    HasSubstr("received '-1'")));
+  EXPECT_THAT(ErrorOf("arena_limit_bytes: 64MB\n"), HasSubstr("received '64MB'"));
+}
+
 TEST(ModelConfigTest, SessionOptionsAndWarmupDefaultToTheEngineDefaults) {
   absl::StatusOr<ModelConfig> config = ResolveModelConfig(ModelConfigFile{}, "", kSource);
   ASSERT_TRUE(config.ok()) << config.status();

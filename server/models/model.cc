@@ -196,6 +196,10 @@ absl::Status Model::Init(const Options& options) {
   engine.inter_op_threads = static_cast<int>(config_.inter_op_threads);
   engine.enable_mem_pattern = config_.enable_mem_pattern;
   engine.mem_pattern_cache_size = static_cast<int>(config_.mem_pattern_cache_size);
+  // Each version's bucket sessions share an arena of their own, freed when the
+  // version unloads; metrics split the group back into model and version.
+  engine.arena_group = absl::StrCat(options.name, "/", options.version);
+  engine.arena_limit_bytes = config_.arena_limit_bytes;
   BucketSessions::Options::Warmup& warmup = session_options.warmup;
   warmup.runs = config_.warmup.runs;
   if (config_.warmup.inputs == "zeros") {

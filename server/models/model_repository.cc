@@ -135,9 +135,11 @@ std::string PartitionSummary(const onyx::PartitionReport& report) {
   return out;
 }
 
-std::string ArenaSummary() {
+// The version's own arenas (group "<model>/<version>", see Model::Load).
+std::string ArenaSummary(const std::string& group) {
   std::vector<std::string> arenas;
   for (const onyx::ArenaStats& a : onyx::GetArenaStats()) {
+    if (a.group != group) continue;
     arenas.push_back(absl::StrCat(a.device, ": in use ", a.in_use_bytes, " B, peak ",
                                   a.peak_in_use_bytes, " B, reserved ", a.reserved_bytes,
                                   " B, largest free block ", a.largest_free_block, " B"));
@@ -276,7 +278,8 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::LoadVersion(
   const BucketSessions& sessions = (*model)->sessions();
   spdlog::info("model '{}' version {} ready in {:.3f} s; sessions [{}]; {}; arena {}", name,
                version, absl::ToDoubleSeconds((*model)->load_duration()), SessionLabels(sessions),
-               PartitionSummary(sessions.session(0).partition_report()), ArenaSummary());
+               PartitionSummary(sessions.session(0).partition_report()),
+               ArenaSummary(absl::StrCat(name, "/", version)));
   return std::shared_ptr<const Model>(std::move(*model));
 }
 

@@ -11,14 +11,17 @@ python_client_test.py does, then:
      _sum and cumulative buckets ending at _count;
   2. at rest the queue depth and in-flight gauges are 0, every model is READY
      with a positive load duration, RSS is positive, build info is present,
-     arena bin series and per-kernel histograms are exported;
+     per-kernel histograms are exported; each demo model version (mlp, cnn
+     version 1) has its own arena series (device, model, version) with
+     reserved >= in use >= 0, allocations > 0 and 21 bins x 2 states, the
+     shared arena none; traffic to mlp moves only mlp's allocation counter;
   3. the CPU-fallback, partition and Memcpy gauges of every bucket equal what
      `onyx inspect` reports for the model file;
   4. `promtool check metrics` accepts the scraped text without any finding;
   5. onyx.admin.v1.Admin/ProfileModel for N runs, while requests flow, returns
      a Chrome trace that parses as JSON with exactly N "run" events; bad
-     arguments get INVALID_ARGUMENT / NOT_FOUND; DumpArenas returns the
-     arena accounting.
+     arguments get INVALID_ARGUMENT / NOT_FOUND; DumpArenas returns every
+     model version's arena accounting, headed by device and group.
 Prints "PASS name" / "FAIL name: reason" per case and "N passed, M failed";
 exits non-zero on any failure. onyxd is always stopped.
 """
@@ -193,9 +196,46 @@ def build_cases(client, admin_pb, admin, metrics_address, repo, onyx, tmp):
         info = select(s, "onyx_build_info")
         check(len(info) == 1 and info[0][1] == 1, "onyx_build_info %r, want one sample of 1" % info)
         check(info[0][0].get("version") and info[0][0].get("compiler"), "build info labels %r" % info[0][0])
-        bins = select(s, "onyx_arena_bin_chunks", device="cpu")
-        check(len(bins) == 42, "%d arena bin series, want 21 bins x {in_use, free}" % len(bins))
-        check(value(s, "onyx_arena_reserved_bytes", device="cpu") > 0, "arena reserved nothing")
+
+    def arena_series_per_model():
+        s = state["samples"]
+        for model in ("mlp", "cnn"):
+            labels = {"device": "cpu", "model": model, "version": "1"}
+            bins = select(s, "onyx_arena_bin_chunks", **labels)
+            check(len(bins) == 42, "%s: %d arena bin series, want 21 bins x {in_use, free}" % (model, len(bins)))
+            reserved = value(s, "onyx_arena_reserved_bytes", **labels)
+            in_use = value(s, "onyx_arena_in_use_bytes", **labels)
+            peak = value(s, "onyx_arena_peak_in_use_bytes", **labels)
+            largest = value(s, "onyx_arena_largest_free_block_bytes", **labels)
+            allocations = value(s, "onyx_arena_allocations_total", **labels)
+            extends = value(s, "onyx_arena_extends_total", **labels)
+            check(reserved > 0 and reserved >= in_use >= 0,
+                  "%s arena: reserved %g, in use %g, want reserved > 0 and reserved >= in use >= 0"
+                  % (model, reserved, in_use))
+            check(reserved >= peak >= in_use, "%s arena: peak %g outside [in use %g, reserved %g]"
+                  % (model, peak, in_use, reserved))
+            check(largest <= reserved - in_use, "%s arena: largest free block %g > reserved - in use %g"
+                  % (model, largest, reserved - in_use))
+            # Warm-up runs every bucket session, so even cnn (no traffic) allocated.
+            check(allocations > 0 and extends > 0, "%s arena: %g allocations, %g extends, want > 0"
+                  % (model, allocations, extends))
+        models = sorted({l["model"] for l, _ in select(s, "onyx_arena_reserved_bytes", device="cpu")})
+        check("" not in models, "the shared arena is exported though served models do not use it: %r" % models)
+        check({"mlp", "cnn"} <= set(models), "arena series for models %r, want mlp and cnn" % models)
+
+    def arena_counts_only_its_model():
+        def allocations(samples, model):
+            return value(samples, "onyx_arena_allocations_total", device="cpu", model=model, version="1")
+        before = parse_metrics(scrape(metrics_address))
+        for _ in range(3):
+            mlp_ok()
+        after = parse_metrics(scrape(metrics_address))
+        check(allocations(after, "mlp") > allocations(before, "mlp"),
+              "mlp arena allocations %g -> %g over 3 mlp requests"
+              % (allocations(before, "mlp"), allocations(after, "mlp")))
+        check(allocations(after, "cnn") == allocations(before, "cnn"),
+              "cnn arena allocations %g -> %g while only mlp ran"
+              % (allocations(before, "cnn"), allocations(after, "cnn")))
 
     def kernel_series():
         s = state["samples"]
@@ -282,7 +322,9 @@ def build_cases(client, admin_pb, admin, metrics_address, repo, onyx, tmp):
 
     def dump_arenas():
         text = admin.DumpArenas(admin_pb.DumpArenasRequest(), timeout=10).text
-        check(text.startswith("arena cpu: in use"), "DumpArenas text %r" % text[:200])
+        for group in ("cnn/1", "mlp/1"):
+            check(re.search(r"^arena on cpu, group '%s'\narena cpu: in use" % re.escape(group), text, re.M),
+                  "DumpArenas has no accounting headed by group %s:\n%s" % (group, text[:2000]))
         check(re.search(r"^  bin +\d+ \(>= \d+ B\): in use \d+ chunks", text, re.M),
               "DumpArenas lists no bin:\n%s" % text)
 
@@ -291,6 +333,8 @@ def build_cases(client, admin_pb, admin, metrics_address, repo, onyx, tmp):
         ("request_counters_exact", request_counters),
         ("latency_histograms_consistent", latency_histograms),
         ("gauges_at_rest", gauges_at_rest),
+        ("arena_series_per_model", arena_series_per_model),
+        ("arena_counts_only_its_model", arena_counts_only_its_model),
         ("kernel_histograms_and_slowest_nodes", kernel_series),
         ("fallback_gauges_match_onyx_inspect", fallback_matches_inspect),
         ("promtool_check_metrics", promtool_accepts),

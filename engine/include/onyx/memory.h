@@ -1,5 +1,8 @@
-// Memory accounting of the engine's device arenas, for metrics and logs.
-// All sessions of a process share one arena per device.
+// Memory accounting of the engine's arenas, for metrics and logs. There is
+// one arena per (device, group): SessionOptions::arena_group names it, "" is
+// the process-wide shared arena. A group's arena exists while a session of
+// the group or a tensor allocated from it is alive. Thread-safe; these calls
+// take the arena registry's lock, never a session's.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,7 @@ namespace onyx {
 
 struct ArenaStats {
   std::string device;
+  std::string group;  // SessionOptions::arena_group; "" = the shared arena
   int64_t in_use_bytes = 0;
   int64_t peak_in_use_bytes = 0;
   int64_t reserved_bytes = 0;
@@ -21,11 +25,13 @@ struct ArenaStats {
   std::vector<int64_t> bin_chunks_free;
 };
 
-// Every device arena's numbers (today: "cpu").
+// One entry per live arena, ordered by (device, group). The shared arena is
+// listed while a session or tensor holds it or it still reserves memory.
 std::vector<ArenaStats> GetArenaStats();
-// Bin-by-bin text of every arena (the DumpMemoryLog of each).
+// Bin-by-bin text of every live arena (its DumpMemoryLog), each headed by
+// "arena on <device>, group '<group>'".
 std::string DumpArenaLogs();
-// Returns fully free regions of every arena to the system.
+// Returns fully free regions of every live arena to the system.
 void ShrinkArenas();
 
 }  // namespace onyx

@@ -72,6 +72,16 @@ struct SessionOptions {
   // Sessions with the same non-empty group share one copy of identical weights
   // (e.g. a server's shape-bucket sessions of one model version).
   std::string shared_weights_group;
+  // Arena of this session's host tensors. Sessions with the same non-empty
+  // group share one arena of their own (a server uses "<model>/<version>"),
+  // kept while any of them or any tensor from it lives, then freed; "" is
+  // the process-wide shared arena. See onyx/memory.h for its stats.
+  std::string arena_group;
+  // Cap on the group arena's reserved bytes; 0 = none. A run that would pass
+  // it fails with RESOURCE_EXHAUSTED naming the group and the limit. Every
+  // session of a group must ask for the same limit (Create() fails with
+  // FAILED_PRECONDITION otherwise); the shared arena ("") takes none.
+  int64_t arena_limit_bytes = 0;
 };
 
 // What memory planning achieved for the most recent learned pattern.
