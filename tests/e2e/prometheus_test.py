@@ -35,7 +35,7 @@ READY_TIMEOUT_S = 30.0
 QUERY_TIMEOUT_S = 30.0  # how long the traffic and queries may take to show up
 P99_QUERY = ('histogram_quantile(0.99, sum by (le, model) '
              '(rate(onyx_request_duration_seconds_bucket[30s])))')
-ARENA_QUERY = 'sum by (device) (onyx_arena_in_use_bytes)'
+ARENA_QUERY = 'sum by (model) (onyx_arena_reserved_bytes)'
 
 CONFIG = """global:
   scrape_interval: 1s
@@ -131,8 +131,9 @@ def build_cases(client, prom_url, onyxd_metrics):
 
     def arena_bytes():
         samples = until_numbers(prom_url, ARENA_QUERY)
-        devices = {labels.get("device"): v for labels, v in samples}
-        check("cpu" in devices and devices["cpu"] >= 0, "arena bytes %r" % samples)
+        models = {labels.get("model"): v for labels, v in samples}
+        check(models.get("mlp", 0) > 0 and models.get("cnn", 0) > 0,
+              "reserved arena bytes per model %r, want mlp and cnn > 0" % samples)
 
     return [
         ("prometheus_scrapes_onyxd", target_up),
