@@ -218,26 +218,51 @@ absl::StatusOr<int64_t> CheckedNumElements(absl::Span<const int64_t> dims) {
   return count;
 }
 
-absl::StatusOr<onyx::Tensor> DecodeRawTensor(DataType type, absl::Span<const int64_t> dims,
-                                             absl::string_view raw) {
-  absl::StatusOr<int64_t> count = CheckedNumElements(dims);
-  if (!count.ok()) return count.status();
-  if (type == DataType::kString) return DecodeRawBytes(dims, *count, raw);
+namespace {
+
+// Checks that `raw` holds exactly the bytes of a fixed-size `type` x `dims`.
+absl::Status CheckRawSize(DataType type, absl::Span<const int64_t> dims, int64_t count,
+                          absl::string_view raw) {
   const size_t element = onyx::ElementSize(type);
   if (element == 0 || DataTypeToWire(type).empty()) {
     return absl::InvalidArgumentError("unsupported datatype");
   }
-  if (static_cast<uint64_t>(*count) > std::numeric_limits<uint64_t>::max() / element) {
+  if (static_cast<uint64_t>(count) > std::numeric_limits<uint64_t>::max() / element) {
     return absl::InvalidArgumentError(absl::StrCat("shape ", onyx::DimsToString(dims), " of ",
                                                    DataTypeToWire(type),
                                                    ": the byte size overflows 64 bits"));
   }
-  const size_t expected = static_cast<size_t>(*count) * element;
+  const size_t expected = static_cast<size_t>(count) * element;
   if (raw.size() != expected) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected ", expected, " bytes of raw contents for ", DataTypeToWire(type),
                      " ", onyx::DimsToString(dims), ", received ", raw.size()));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<onyx::Tensor> ViewRawTensor(DataType type, absl::Span<const int64_t> dims,
+                                           absl::string_view raw, std::shared_ptr<void> owner) {
+  if (type == DataType::kString || type == DataType::kBool) return DecodeRawTensor(type, dims, raw);
+  absl::StatusOr<int64_t> count = CheckedNumElements(dims);
+  if (!count.ok()) return count.status();
+  if (absl::Status s = CheckRawSize(type, dims, *count, raw); !s.ok()) return s;
+  if (raw.empty()) return onyx::Tensor::Allocate(type, dims);  // no bytes to view
+  // The engine only reads its feeds; the bytes are the request's, not ours to write.
+  void* data = const_cast<char*>(raw.data());
+  if (owner == nullptr) return onyx::Tensor::Wrap(type, dims, data);
+  return onyx::Tensor::FromBuffer(type, dims, data, std::move(owner));
+}
+
+absl::StatusOr<onyx::Tensor> DecodeRawTensor(DataType type, absl::Span<const int64_t> dims,
+                                             absl::string_view raw) {
+  absl::StatusOr<int64_t> count = CheckedNumElements(dims);
+  if (!count.ok()) return count.status();
+  if (type == DataType::kString) return DecodeRawBytes(dims, *count, raw);
+  if (absl::Status s = CheckRawSize(type, dims, *count, raw); !s.ok()) return s;
+  const size_t expected = raw.size();
   onyx::Tensor tensor = onyx::Tensor::Allocate(type, dims);
   if (expected > 0) std::memcpy(tensor.mutable_raw(), raw.data(), expected);
   if (type == DataType::kBool) {

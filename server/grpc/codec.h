@@ -15,6 +15,8 @@
 // Pure functions: thread-safe.
 #pragma once
 
+#include <memory>
+
 #include <cstdint>
 #include <string>
 
@@ -47,6 +49,14 @@ absl::StatusOr<int64_t> CheckedNumElements(absl::Span<const int64_t> dims);
 // checked before the tensor is allocated.
 absl::StatusOr<onyx::Tensor> DecodeRawTensor(onyx::DataType type, absl::Span<const int64_t> dims,
                                              absl::string_view raw);
+
+// DecodeRawTensor without the copy: for fixed-size types other than BOOL the
+// tensor views `raw` in place (zero-copy), and `raw` must stay alive and
+// unchanged for as long as the tensor is read; `owner`, when not null, is held
+// by the tensor to that end. BOOL (canonicalised to 0/1) and BYTES are decoded
+// into fresh storage as DecodeRawTensor does. Same checks and errors.
+absl::StatusOr<onyx::Tensor> ViewRawTensor(onyx::DataType type, absl::Span<const int64_t> dims,
+                                           absl::string_view raw, std::shared_ptr<void> owner);
 
 // Decodes typed `contents`. Exactly the field for `type` holds one value per
 // element; every other field is empty; narrow integer values are range-checked.

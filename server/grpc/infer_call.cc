@@ -74,10 +74,13 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> inlined =
         InlineSharedMemoryInputs(*request, *env.shared_memory);
     if (!inlined.ok()) return fail(inlined.status());
-    std::shared_ptr<const inference::ModelInferRequest> owned = std::move(*inlined);
+    std::shared_ptr<inference::ModelInferRequest> owned = std::move(*inlined);
     const inference::ModelInferRequest& effective = owned ? *owned : *request;
+    // Raw inputs are viewed in place: `request` lives until `finish` (the
+    // reactor's), after the scheduler's last read of them; an inlined copy is
+    // kept alive by the views themselves.
     absl::StatusOr<std::unique_ptr<InferenceRequest>> parsed =
-        ParseInferRequest(effective, m, env.limits);
+        ParseInferRequest(effective, m, env.limits, owned);
     if (!parsed.ok()) return fail(parsed.status());
     if (log_line != nullptr) log_line->batch_size = (*parsed)->batch_size;
     (*parsed)->deadline = call_options.deadline;
@@ -88,11 +91,12 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     timings.compute_input_ns = NsSince(start);
     const SteadyClock::time_point enqueued_at = SteadyClock::now();
     // The reactor keeps request and response alive until `finish`. The callback
-    // holds no Model: the scheduler drains before its model goes away.
+    // holds no reference on the Model, only its address: ~Model drains the
+    // scheduler (running this callback) before any member goes away.
     auto finish_holder = std::make_shared<InferFinish>(std::move(finish));
-    DoneCallback done = [finish_holder, request, response, owned, stats, timings, start,
-                         enqueued_at, shm = env.shared_memory, name = m.name(),
-                         version = m.version_string(), output_names = (*parsed)->output_names](
+    DoneCallback done = [finish_holder, request, response, owned, model = &m, timings, start,
+                         enqueued_at, shm = env.shared_memory,
+                         output_names = (*parsed)->output_names](
                             absl::StatusOr<InferenceResult> result) mutable {
       timings.compute_infer_ns = NsSince(enqueued_at);
       if (result.ok()) {  // the scheduler's own queue wait and engine run
@@ -102,6 +106,9 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
       }
       const SteadyClock::time_point output_start = SteadyClock::now();
       absl::Status status = result.status();
+      const std::string& name = model->name();
+      const std::string& version = model->version_string();
+      ModelStats* stats = &model->stats();
       if (status.ok()) {
         status = FillInferResponse(*request, name, version, output_names, *result, response);
       }

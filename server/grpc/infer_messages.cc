@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -45,16 +44,18 @@ absl::StatusOr<std::vector<std::string>> RequestedOutputs(
     const inference::ModelInferRequest& request, const Model& model) {
   std::vector<std::string> names;
   if (request.outputs_size() == 0) {
+    names.reserve(model.outputs().size());
     for (const TensorSpec& spec : model.outputs()) names.push_back(spec.name);
     return names;
   }
-  std::set<std::string> seen;
+  names.reserve(request.outputs_size());
   for (const auto& output : request.outputs()) {
     if (FindSpec(model.outputs(), output.name()) == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown output '", output.name(), "' (expected one of: ", Names(model.outputs()), ")"));
     }
-    if (!seen.insert(output.name()).second) {
+    // A handful of outputs: a linear scan allocates nothing.
+    if (std::find(names.begin(), names.end(), output.name()) != names.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("output '", output.name(), "' requested twice"));
     }
@@ -92,7 +93,8 @@ absl::Status CheckElementCount(absl::Span<const int64_t> shape, const ParseLimit
 }
 
 absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
-    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits) {
+    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits,
+    const std::shared_ptr<void>& keep_alive) {
   const bool raw = request.raw_input_contents_size() > 0;
   if (raw && request.raw_input_contents_size() != request.inputs_size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", request.inputs_size(),
@@ -100,7 +102,7 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
                                                    request.raw_input_contents_size()));
   }
   auto parsed = std::make_unique<InferenceRequest>();
-  std::set<std::string> seen;
+  parsed->inputs.reserve(request.inputs_size());
   int64_t batch = -1;
   for (int i = 0; i < request.inputs_size(); ++i) {
     const auto& input = request.inputs(i);
@@ -109,12 +111,14 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown input '", input.name(), "' (expected one of: ", Names(model.inputs()), ")"));
     }
-    if (!seen.insert(input.name()).second) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", input.name(), "' given twice"));
+    // A handful of inputs: linear scans allocate nothing.
+    for (const auto& [name, unused] : parsed->inputs) {
+      if (name == input.name()) {
+        return absl::InvalidArgumentError(absl::StrCat("input '", input.name(), "' given twice"));
+      }
     }
-    const std::string where = absl::StrCat("input '", input.name(), "': ");
-    auto fail = [&where](const absl::Status& s) {
-      return absl::Status(s.code(), absl::StrCat(where, s.message()));
+    auto fail = [&input](const absl::Status& s) {
+      return absl::Status(s.code(), absl::StrCat("input '", input.name(), "': ", s.message()));
     };
     absl::StatusOr<onyx::DataType> type = WireToDataType(input.datatype());
     if (!type.ok()) return fail(type.status());
@@ -122,7 +126,7 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
       return fail(absl::InvalidArgumentError(absl::StrCat(
           "expected datatype ", DataTypeToWire(spec->type), ", received ", input.datatype())));
     }
-    const std::vector<int64_t> shape(input.shape().begin(), input.shape().end());
+    const onyx::Dims shape(input.shape().begin(), input.shape().end());
     if (absl::Status s = CheckElementCount(shape, limits); !s.ok()) return fail(s);
     if (absl::Status s = CheckShape(*spec, shape); !s.ok()) return fail(s);
     if (model.batched()) {
@@ -142,13 +146,15 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
           "raw_input_contents and typed contents cannot be mixed in one request"));
     }
     absl::StatusOr<onyx::Tensor> tensor =
-        raw ? DecodeRawTensor(*type, shape, request.raw_input_contents(i))
+        raw ? ViewRawTensor(*type, shape, request.raw_input_contents(i), keep_alive)
             : DecodeTypedTensor(*type, shape, input.contents());
     if (!tensor.ok()) return fail(tensor.status());
     parsed->inputs.emplace_back(input.name(), onyx::Value(std::move(*tensor)));
   }
   for (const TensorSpec& spec : model.inputs()) {
-    if (!seen.contains(spec.name)) {
+    const bool given = std::any_of(parsed->inputs.begin(), parsed->inputs.end(),
+                                   [&spec](const auto& in) { return in.first == spec.name; });
+    if (!given) {
       return absl::InvalidArgumentError(absl::StrCat("missing input '", spec.name, "' (",
                                                      DataTypeToWire(spec.type), " ",
                                                      ShapeString(spec.dims), ")"));
@@ -163,8 +169,9 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseUnprefixed(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseInferRequest(
-    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits) {
-  auto parsed = ParseUnprefixed(request, model, limits);
+    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits,
+    std::shared_ptr<void> keep_alive) {
+  auto parsed = ParseUnprefixed(request, model, limits, keep_alive);
   if (!parsed.ok()) {
     return absl::Status(parsed.status().code(),
                         absl::StrCat("model '", model.name(), "': ", parsed.status().message()));
@@ -185,11 +192,15 @@ absl::Status FillInferResponse(const inference::ModelInferRequest& request,
   response->set_model_name(model_name);
   response->set_model_version(model_version);
   response->set_id(request.id());
+  response->mutable_outputs()->Reserve(static_cast<int>(output_names.size()));
+  response->mutable_raw_output_contents()->Reserve(static_cast<int>(output_names.size()));
   for (size_t i = 0; i < output_names.size(); ++i) {
     const onyx::Tensor& tensor = result.outputs[i];
     auto* output = response->add_outputs();
     output->set_name(output_names[i]);
-    output->set_datatype(std::string(DataTypeToWire(tensor.type())));
+    const absl::string_view wire = DataTypeToWire(tensor.type());
+    output->set_datatype(wire.data(), wire.size());
+    output->mutable_shape()->Reserve(static_cast<int>(tensor.dims().size()));
     for (int64_t d : tensor.dims()) output->add_shape(d);
     absl::Status s = EncodeRawTensor(tensor, response->add_raw_output_contents());
     if (!s.ok()) {

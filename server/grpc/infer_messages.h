@@ -15,6 +15,11 @@
 // overflows int64 are INVALID_ARGUMENT; an input with more elements than
 // `limits.max_elements_per_input` is RESOURCE_EXHAUSTED naming the shape, the
 // count and the limit. Shapes are checked before any tensor is allocated.
+// raw_input_contents of fixed-size types (not BOOL, not BYTES) are not copied:
+// the parsed inputs view the bytes of `request` in place (codec.h
+// ViewRawTensor), so `request` must stay alive and unchanged while the inputs
+// are read, i.e. until the scheduler calls the request's done callback;
+// `keep_alive`, when not null, is held by those views.
 // Pure functions: thread-safe.
 #pragma once
 
@@ -35,7 +40,8 @@ struct ParseLimits {
 };
 
 absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseInferRequest(
-    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits);
+    const inference::ModelInferRequest& request, const Model& model, const ParseLimits& limits,
+    std::shared_ptr<void> keep_alive = nullptr);
 
 // Writes the model name and served version, the request id, one output tensor
 // per `output_names` entry and its raw_output_contents into `response`. Takes no

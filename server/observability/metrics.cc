@@ -74,32 +74,87 @@ absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(const Options& options)
   return metrics;
 }
 
+namespace {
+
+// The series in `slot`, adding it to `family` on first use. Family::Add
+// returns the same object for the same labels, so a race between two first
+// uses only stores the same pointer twice.
+template <typename T, typename... Args>
+T& Resolve(std::atomic<T*>& slot, prometheus::Family<T>* family, const prometheus::Labels& labels,
+           const Args&... args) {
+  if (T* series = slot.load(std::memory_order_acquire)) return *series;
+  T* series = &family->Add(labels, args...);
+  slot.store(series, std::memory_order_release);
+  return *series;
+}
+
+}  // namespace
+
+Metrics::VersionSeries& Metrics::SeriesOf(absl::string_view model, absl::string_view version) {
+  {
+    absl::ReaderMutexLock lock(&series_mu_);
+    auto by_model = version_series_.find(model);
+    if (by_model != version_series_.end()) {
+      auto it = by_model->second.find(version);
+      if (it != by_model->second.end()) return *it->second;
+    }
+  }
+  absl::MutexLock lock(&series_mu_);
+  std::unique_ptr<VersionSeries>& slot =
+      version_series_[std::string(model)][std::string(version)];
+  if (slot == nullptr) {
+    slot = std::make_unique<VersionSeries>();
+    slot->labels = {{"model", std::string(model)}, {"version", std::string(version)}};
+  }
+  return *slot;
+}
+
+Metrics::ModelSeries& Metrics::SeriesOf(absl::string_view model) {
+  {
+    absl::ReaderMutexLock lock(&series_mu_);
+    auto it = model_series_.find(model);
+    if (it != model_series_.end()) return *it->second;
+  }
+  absl::MutexLock lock(&series_mu_);
+  std::unique_ptr<ModelSeries>& slot = model_series_[std::string(model)];
+  if (slot == nullptr) {
+    slot = std::make_unique<ModelSeries>();
+    slot->labels = {{"model", std::string(model)}};
+  }
+  return *slot;
+}
+
+prometheus::Counter& Metrics::RequestCounter(VersionSeries& series, absl::StatusCode code) {
+  size_t index = static_cast<size_t>(code);
+  if (index >= series.requests.size()) index = static_cast<size_t>(absl::StatusCode::kUnknown);
+  std::atomic<prometheus::Counter*>& slot = series.requests[index];
+  if (prometheus::Counter* counter = slot.load(std::memory_order_acquire)) return *counter;
+  prometheus::Labels labels = series.labels;
+  labels["code"] = absl::StatusCodeToString(static_cast<absl::StatusCode>(index));
+  return Resolve(slot, requests_, labels);
+}
+
 void Metrics::RecordRequest(absl::string_view model, absl::string_view version,
                             absl::StatusCode code, double seconds) {
-  const std::string model_label(model);
-  const std::string version_label(version);
-  requests_
-      ->Add({{"model", model_label},
-             {"version", version_label},
-             {"code", absl::StatusCodeToString(code)}})
-      .Increment();
-  durations_->Add({{"model", model_label}, {"version", version_label}}, LatencyBuckets())
-      .Observe(seconds);
+  VersionSeries& series = SeriesOf(model, version);
+  RequestCounter(series, code).Increment();
+  Resolve(series.duration, durations_, series.labels, LatencyBuckets()).Observe(seconds);
 }
 
 void Metrics::RecordTiming(absl::string_view model, absl::string_view version,
                            double queued_seconds, double compute_seconds) {
-  const prometheus::Labels labels = {{"model", std::string(model)},
-                                     {"version", std::string(version)}};
-  queue_durations_->Add(labels, LatencyBuckets()).Observe(queued_seconds);
-  compute_durations_->Add(labels, LatencyBuckets()).Observe(compute_seconds);
+  VersionSeries& series = SeriesOf(model, version);
+  Resolve(series.queue, queue_durations_, series.labels, LatencyBuckets()).Observe(queued_seconds);
+  Resolve(series.compute, compute_durations_, series.labels, LatencyBuckets())
+      .Observe(compute_seconds);
 }
 
 void Metrics::RecordBatch(absl::string_view model, int64_t requests, int64_t rows) {
-  const std::string model_label(model);
-  batch_requests_->Add({{"model", model_label}}, CountBuckets())
+  ModelSeries& series = SeriesOf(model);
+  Resolve(series.batch_requests, batch_requests_, series.labels, CountBuckets())
       .Observe(static_cast<double>(requests));
-  batch_rows_->Add({{"model", model_label}}, CountBuckets()).Observe(static_cast<double>(rows));
+  Resolve(series.batch_rows, batch_rows_, series.labels, CountBuckets())
+      .Observe(static_cast<double>(rows));
 }
 
 CollectableRegistration::~CollectableRegistration() { metrics_->Unregister(collectable_); }

@@ -19,14 +19,21 @@
 // are counted under model="" and version="" so clients cannot grow the label
 // set without bound; version is "" for requests no version took (the model or
 // version was unknown or unavailable).
+// The series objects of each (model, version) and model are resolved once and
+// cached (prometheus' Family::Add builds and hashes a label map per call), so
+// recording is a shared-lock map lookup plus atomic adds; the cache holds
+// exactly the label sets already exported, so it is bounded like them.
 // Thread-safe.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -105,6 +112,25 @@ class Metrics {
   void Register(const std::shared_ptr<prometheus::Collectable>& collectable);
   void Unregister(const std::shared_ptr<prometheus::Collectable>& collectable);
 
+  // The series of one (model, version) and of one model. Each pointer is null
+  // until that series is first recorded (so only series that occurred are
+  // exported, as with plain Family::Add), then never changes.
+  struct VersionSeries {
+    prometheus::Labels labels;  // model, version
+    std::atomic<prometheus::Histogram*> duration{nullptr};
+    std::atomic<prometheus::Histogram*> queue{nullptr};
+    std::atomic<prometheus::Histogram*> compute{nullptr};
+    std::array<std::atomic<prometheus::Counter*>, 17> requests{};  // by absl::StatusCode
+  };
+  struct ModelSeries {
+    prometheus::Labels labels;  // model
+    std::atomic<prometheus::Histogram*> batch_requests{nullptr};
+    std::atomic<prometheus::Histogram*> batch_rows{nullptr};
+  };
+  VersionSeries& SeriesOf(absl::string_view model, absl::string_view version);
+  ModelSeries& SeriesOf(absl::string_view model);
+  prometheus::Counter& RequestCounter(VersionSeries& series, absl::StatusCode code);
+
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* requests_ = nullptr;
   prometheus::Family<prometheus::Histogram>* durations_ = nullptr;
@@ -113,6 +139,13 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>* batch_requests_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_rows_ = nullptr;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  // Read under a shared lock on every request; written once per new label set.
+  mutable absl::Mutex series_mu_;
+  absl::flat_hash_map<std::string,
+                      absl::flat_hash_map<std::string, std::unique_ptr<VersionSeries>>>
+      version_series_ ABSL_GUARDED_BY(series_mu_);
+  absl::flat_hash_map<std::string, std::unique_ptr<ModelSeries>> model_series_
+      ABSL_GUARDED_BY(series_mu_);
   // Held while a collectable is read by Serialize or removed.
   mutable absl::Mutex mu_;
   std::vector<std::shared_ptr<prometheus::Collectable>> collectables_ ABSL_GUARDED_BY(mu_);

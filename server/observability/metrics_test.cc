@@ -2,12 +2,17 @@
 
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onyx/memory.h"
+#include "onyx/session.h"
+#include "server/observability/arena_collector.h"
 #include "server/observability/collector_util.h"
 #include "server/observability/process_collector.h"
+#include "tests/util/model_builder.h"
 
 namespace onyx::server {
 namespace {
@@ -70,27 +75,94 @@ TEST(MetricsTest, ObservesRequestsAndRowsPerBatch) {
   EXPECT_THAT(text, HasSubstr("onyx_batch_rows_bucket{model=\"mlp\",le=\"4\"} 1"));
 }
 
-TEST(MetricsTest, ExportsTheEngineArenaAccounting) {
+// The cached series: every thread's records land in the one series of their
+// labels, and a series appears only once something was recorded in it.
+TEST(MetricsTest, CachedSeriesCountEveryRecordFromManyThreads) {
+  absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  Metrics* m = metrics->get();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([m, t] {
+      for (int i = 0; i < 1000; ++i) {
+        m->RecordRequest("mlp", "1", absl::StatusCode::kOk, 0.001);
+        if (i % 10 == 0) m->RecordRequest("mlp", "2", absl::StatusCode::kUnavailable, 0.001);
+        m->RecordTiming("mlp", "1", 0.0, 0.001);
+        m->RecordBatch(t % 2 == 0 ? "mlp" : "cnn", 2, 4);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const std::string text = m->Serialize();
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\",version=\"1\"} 4000"));
+  EXPECT_THAT(text, HasSubstr(
+                        "onyx_requests_total{code=\"UNAVAILABLE\",model=\"mlp\",version=\"2\"} 400"));
+  EXPECT_THAT(text, Not(HasSubstr("code=\"OK\",model=\"mlp\",version=\"2\"")));
+  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"1\"} 4000"));
+  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"2\"} 400"));
+  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_count{model=\"mlp\",version=\"1\"} 4000"));
+  // Version 2 only had requests: no queue or compute series for it.
+  EXPECT_THAT(text, Not(HasSubstr("onyx_queue_duration_seconds_count{model=\"mlp\",version=\"2\"}")));
+  EXPECT_THAT(text, Not(HasSubstr("onyx_compute_duration_seconds_count{model=\"mlp\",version=\"2\"}")));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_count{model=\"mlp\"} 2000"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"cnn\"} 8000"));
+}
+
+// A session of arena group "arenatest/7" (as a server's model version uses):
+// its arena's numbers appear under model="arenatest", version="7" and go with
+// the session and its outputs.
+TEST(MetricsTest, ExportsEachModelVersionsArena) {
+  onyx::testing::ModelBuilder m(13);
+  m.Input("x", onyx::DataType::kFloat, {4, 64});
+  m.Output("y", onyx::DataType::kFloat, {4, 64});
+  m.Node("Relu", {"x"}, {"y"});
+  onyx::SessionOptions options;
+  options.enable_mem_pattern = false;
+  options.arena_group = "arenatest/7";
+  auto session = onyx::InferenceSession::CreateFromBytes(m.Serialize(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  onyx::Tensor x = onyx::Tensor::Allocate(onyx::DataType::kFloat, {4, 64});
+  auto y = (*session)->Run(onyx::RunOptions(), {{"x", onyx::Value(x)}}, {});
+  ASSERT_TRUE(y.ok()) << y.status();
+
   auto metrics = Metrics::Create({});
   ASSERT_TRUE(metrics.ok());
-  // Whatever the arena holds now, the exposition carries the same numbers.
-  std::vector<onyx::ArenaStats> stats = onyx::GetArenaStats();
-  ASSERT_FALSE(stats.empty());
-  const std::string text = (*metrics)->Serialize();
-  EXPECT_NE(text.find("onyx_arena_reserved_bytes{device=\"cpu\"} " + std::to_string(stats[0].reserved_bytes)),
-            std::string::npos)
-      << text;
+  std::string text = (*metrics)->Serialize();
+  const std::string labels = "device=\"cpu\",model=\"arenatest\",version=\"7\"";
+  // One run of one Relu: one 1 KiB output chunk, held by `y`.
+  EXPECT_THAT(text, HasSubstr("onyx_arena_allocations_total{" + labels + "} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_arena_in_use_bytes{" + labels + "} 1024"));
+  const onyx::ArenaStats* stats = nullptr;
+  std::vector<onyx::ArenaStats> all = onyx::GetArenaStats();
+  for (const onyx::ArenaStats& s : all) {
+    if (s.group == "arenatest/7") stats = &s;
+  }
+  ASSERT_NE(stats, nullptr);
+  EXPECT_THAT(text, HasSubstr("onyx_arena_reserved_bytes{" + labels + "} " + std::to_string(stats->reserved_bytes)));
   for (const char* name : {"onyx_arena_in_use_bytes", "onyx_arena_peak_in_use_bytes",
                            "onyx_arena_largest_free_block_bytes", "onyx_arena_allocations_total",
                            "onyx_arena_extends_total", "onyx_arena_bin_chunks"}) {
     EXPECT_NE(text.find(std::string("# TYPE ") + name), std::string::npos) << name;
   }
   // One in-use and one free series per bin: bin b holds chunks of >= 256 << b bytes.
-  ASSERT_EQ(stats[0].bin_chunks_in_use.size(), 21u);
-  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{device=\"cpu\",bin_min_bytes=\"256\",state=\"free\"} " +
-                              std::to_string(stats[0].bin_chunks_free[0])));
-  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{device=\"cpu\",bin_min_bytes=\"268435456\",state=\"in_use\"} " +
-                              std::to_string(stats[0].bin_chunks_in_use[20])));
+  // The 1 KiB output chunk is in bin 2 (1024 <= size < 2048).
+  ASSERT_EQ(stats->bin_chunks_in_use.size(), 21u);
+  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels + ",bin_min_bytes=\"1024\",state=\"in_use\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels + ",bin_min_bytes=\"256\",state=\"free\"} " +
+                              std::to_string(stats->bin_chunks_free[0])));
+  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels + ",bin_min_bytes=\"268435456\",state=\"in_use\"} 0"));
+
+  session->reset();
+  y->clear();
+  text = (*metrics)->Serialize();
+  EXPECT_THAT(text, Not(HasSubstr("model=\"arenatest\"")));
+}
+
+TEST(MetricsTest, ArenaGroupSplitsIntoModelAndVersion) {
+  EXPECT_EQ(SplitArenaGroup("mlp/1"), std::make_pair(std::string("mlp"), std::string("1")));
+  EXPECT_EQ(SplitArenaGroup("a/b/12"), std::make_pair(std::string("a/b"), std::string("12")));
+  EXPECT_EQ(SplitArenaGroup(""), std::make_pair(std::string(""), std::string("")));
+  EXPECT_EQ(SplitArenaGroup("solo"), std::make_pair(std::string("solo"), std::string("")));
 }
 
 TEST(MetricsTest, ExportsResidentMemoryAndBuildInfo) {

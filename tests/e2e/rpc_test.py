@@ -15,7 +15,6 @@ non-zero on any failure.
 import os
 import shutil
 import sys
-import tempfile
 import threading
 import time
 from multiprocessing import shared_memory
@@ -118,11 +117,9 @@ def build_cases(client, repo):
             check(getattr(after.inference_stats, field).ns > 0, "%s.ns is 0" % field)
         check(d(lambda s: s.inference_stats.fail.count) == 1,
               "fail.count grew by %d, want 1" % d(lambda s: s.inference_stats.fail.count))
-        # A 3-row request fills no bucket of [1, 2, 4, 8], so alone it waits the
-        # whole max_queue_delay_us (200) in the queue before its run.
-        queue_ns = d(lambda s: s.inference_stats.queue.ns)
-        check(queue_ns >= k3 * 200000, "queue.ns grew by %d, want >= %d (%d waits of 200 us)"
-              % (queue_ns, k3 * 200000, k3))
+        # Sequential requests find the model idle, so each runs at once (an idle
+        # model does not wait max_queue_delay_us for others): queue time is only
+        # the hand-off to a worker, which no exact bound describes.
         check(batch_count(after, 3) - batch_count(before, 3) == k3, "batch_stats[3] wrong")
         check(batch_count(after, 1) - batch_count(before, 1) == k1, "batch_stats[1] wrong")
         now = int(time.time() * 1000)
@@ -393,44 +390,16 @@ def build_cases(client, repo):
 repo_copy = None
 
 
-def main():
+def prepare(args, tmp):
     global repo_copy
-    args = base.parse_args(__doc__)
+    repo_copy = os.path.join(tmp, "repo")
+    shutil.copytree(args.repo, repo_copy)
+    return repo_copy, repo_copy
 
-    tmp = tempfile.mkdtemp(prefix="onyx_rpc_")
-    passed = failed = 0
-    proc = None
-    stderr_path = os.path.join(tmp, "onyxd.stderr")
-    try:
-        mods = base.stubs_in(args.proto_dir, tmp)
-        if mods is None:
-            print("0 passed, 1 failed")
-            return 1
-        repo_copy = os.path.join(tmp, "repo")
-        shutil.copytree(args.repo, repo_copy)
 
-        proc, address, _, failure = base.launch_onyxd(args.onyxd, repo_copy, mods, tmp)
-        if failure is not None:
-            print("0 passed, 1 failed")
-            return 1
+def main():
+    return base.run_suite(__doc__, "onyx_rpc_", prepare, build_cases)
 
-        client = base.Client(mods, address)
-        cases = build_cases(client, repo_copy)
-        p, f = base.run_cases(cases, client, proc, stderr_path)
-        passed += p
-        failed += f
-        client.channel.close()
-    finally:
-        if proc is not None:
-            base.stop(proc)
-            if proc.returncode not in (0, None):
-                print("onyxd exited with status %s" % proc.returncode)
-                print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
-                failed += 1
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
 
 
 if __name__ == "__main__":
