@@ -64,8 +64,10 @@ absl::Status DynamicBatcher::Enqueue(std::unique_ptr<InferenceRequest> request, 
                      options_.max_queue_size, " requests waiting)"));
   }
   const absl::Time deadline = std::min(request->deadline, now + request->timeout);
+  // A request with no rows (a model without buckets) still counts as one, so
+  // that waiting workers see it.
+  arrived_rows_ += std::max<int64_t>(request->batch_size, 1);
   queue_.push_back(Entry{std::move(request), std::move(done), now, deadline, now});
-  ++arrivals_;
   return absl::OkStatus();
 }
 
@@ -87,11 +89,6 @@ void DynamicBatcher::Stop() {
   absl::MutexLock lock(&join_mu_);
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();
-}
-
-bool DynamicBatcher::IsPreferred(int64_t rows) const {
-  const absl::Span<const int64_t> buckets = options_.model->buckets();
-  return rows >= max_batch_size_ || std::find(buckets.begin(), buckets.end(), rows) != buckets.end();
 }
 
 void DynamicBatcher::RemoveDead(absl::Time now, Work* work) {
@@ -151,7 +148,8 @@ bool DynamicBatcher::TakeWork(Work* work) {
     const bool alone = positions.size() == 1 && (max_batch_size_ == 0 ||
                                                  queue_.front().request->batch_size < 1);
     const absl::Time send_by = queue_.front().enqueued + options_.max_queue_delay;
-    if (alone || IsPreferred(rows) || now >= send_by || stopping_) {
+    const bool full = rows >= max_batch_size_;
+    if (alone || full || running_batches_ == 0 || now >= send_by || stopping_) {
       // Erase from the back so earlier positions stay valid.
       work->batch.resize(positions.size());
       for (size_t k = positions.size(); k-- > 0;) {
@@ -160,16 +158,20 @@ bool DynamicBatcher::TakeWork(Work* work) {
         queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(positions[k]));
       }
       running_ += static_cast<int64_t>(work->batch.size());
+      ++running_batches_;
       return true;
     }
 
-    // Wait for more requests, for the head's delay to run out, or for the
-    // earliest queued deadline.
+    // Another run keeps the model busy: wait until enough rows arrived to fill
+    // the batch (fewer cannot, whatever their shapes), until no engine run is
+    // in progress (RunBatch counts a run done before it completes its
+    // requests), for the head's delay to run out, or for the earliest queued
+    // deadline.
     absl::Time wake = send_by;
     for (const Entry& entry : queue_) wake = std::min(wake, entry.deadline);
-    const uint64_t seen = arrivals_;
-    auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return arrivals_ != seen || stopping_;
+    const int64_t fill_at = arrived_rows_ + (max_batch_size_ - rows);
+    auto changed = [this, fill_at]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return arrived_rows_ >= fill_at || running_batches_ == 0 || stopping_;
     };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&changed), wake);
   }
@@ -187,6 +189,12 @@ void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
   absl::StatusOr<std::vector<InferenceResult>> results =
       RunBatchOnBucket(*options_.model, requests);
   const absl::Duration compute = clock_->Now() - started;
+  {
+    // The engine is free: a worker waiting for its batch to fill may run it
+    // now, while this one completes the requests (replies take a while).
+    absl::MutexLock lock(&mu_);
+    --running_batches_;
+  }
   if (options_.on_execution) options_.on_execution(rows, compute);
   if (options_.on_batch) options_.on_batch(static_cast<int64_t>(batch.size()), rows);
   if (options_.on_timing) {

@@ -15,13 +15,26 @@
 // Forming a batch: a free worker looks at the oldest queued request (the head)
 // and gathers, in arrival order, every later request that CanShareBatch() with
 // it (bucket_runner.h; with padded dims, only requests padded to the same
-// sizes) while the rows stay <= max_batch_size. It runs the batch
-// at once when its rows reach max_batch_size or equal a bucket exactly (the
-// buckets are the preferred sizes: no padding), when the head has waited
-// max_queue_delay, or when stopping; otherwise it waits for more arrivals until
-// then. Incompatible requests are never merged; they form their own batches.
+// sizes) while the rows stay <= max_batch_size. It runs the batch at once
+// when its rows reach max_batch_size, when no other worker is running a batch
+// (an idle model gains nothing by waiting: nothing else would use the cores
+// meanwhile), when the head has waited max_queue_delay, or when stopping;
+// otherwise, i.e. while another run keeps the model busy, it waits for more
+// arrivals until then. A batch whose rows equal a smaller bucket does NOT run
+// at once under load: bucket 1 always exists, so that rule would let a free
+// worker take lone requests and turn load into many 1-row runs, whose fixed
+// per-run cost (stack, session run, slice, wake-ups) is what batching exists
+// to amortise; a full bucket only saves padding rows, which cost less than one
+// more run. Buckets are preferred only in that a batch is padded to the
+// smallest bucket holding it. The waiting worker is woken only when enough
+// rows have arrived to possibly fill max_batch_size (not per arrival), when
+// the other run's engine work ends (before that worker completes its requests,
+// which includes sending replies), at the head's delay or the earliest queued
+// deadline, or when stopping.
+// Incompatible requests are never merged; they form their own batches.
 // The batch is stacked along dimension 0, zero-padded to the smallest bucket
-// that holds it, run once, and each request gets exactly its own rows back.
+// that holds it, run once, and each request gets exactly its own rows back
+// (a single request that fills its bucket exactly is run without a copy).
 // A model without buckets runs each request alone. Each result carries its
 // queue time (Enqueue until a worker took it) and its batch's engine run time,
 // both on the injected Clock.
@@ -134,7 +147,6 @@ class DynamicBatcher final : public Scheduler {
   void RemoveDead(absl::Time now, Work* work) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queue positions of the batch headed by queue_.front(), and its rows.
   std::vector<size_t> PlanBatch(int64_t* rows) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool IsPreferred(int64_t rows) const;
   void RunBatch(std::vector<Entry>& batch);
 
   const Options options_;
@@ -143,7 +155,10 @@ class DynamicBatcher final : public Scheduler {
   mutable absl::Mutex mu_;
   std::deque<Entry> queue_ ABSL_GUARDED_BY(mu_);
   int64_t running_ ABSL_GUARDED_BY(mu_) = 0;  // taken by workers, not yet completed
-  uint64_t arrivals_ ABSL_GUARDED_BY(mu_) = 0;  // wakes workers waiting for a batch to fill
+  int64_t running_batches_ ABSL_GUARDED_BY(mu_) = 0;  // engine runs in progress (not replies)
+  // Rows of every request ever enqueued: a worker waiting for a batch to fill
+  // wakes once enough new rows arrived to possibly reach max_batch_size.
+  int64_t arrived_rows_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
   absl::Mutex join_mu_;  // serialises Stop() callers while they join

@@ -80,6 +80,37 @@ class RowModel {
   std::shared_ptr<FakeModel> model_;
 };
 
+// Wraps a FakeModel run function so that a run whose first input value is
+// kBlock waits until Open(): the test holds one worker busy with it.
+class Gate {
+ public:
+  FakeModel::RunFn Wrap(FakeModel::RunFn inner) {
+    return [this, inner = std::move(inner)](size_t bucket, const onyx::Feeds& feeds,
+                                            const std::vector<std::string>& outputs) {
+      if (feeds.at(0).second.tensor().data<float>()[0] == kBlock) {
+        absl::MutexLock lock(&mu_);
+        ++blocked_;
+        mu_.Await(absl::Condition(&open_));
+      }
+      return inner(bucket, feeds, outputs);
+    };
+  }
+  bool AwaitBlocked() {
+    absl::MutexLock lock(&mu_);
+    auto reached = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return blocked_ >= 1; };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
+  }
+  void Open() {
+    absl::MutexLock lock(&mu_);
+    open_ = true;
+  }
+
+ private:
+  absl::Mutex mu_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
+  int blocked_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // The expected output of RowModel for `x` ([rows, cols]), computed here.
 std::vector<float> Expected(const std::vector<float>& x, int64_t cols) {
   std::vector<float> y(x.size());
@@ -160,6 +191,15 @@ std::unique_ptr<DynamicBatcher> MakeBatcher(std::shared_ptr<const BucketedModel>
   return std::move(*batcher);
 }
 
+// Keeps the model busy: a blocking run of one row holds one worker (of
+// setup.instances = 2), so the other one waits for batches to fill. The
+// blocker is the first engine call; its outcome is reported as index -1.
+void HoldOneWorker(DynamicBatcher& batcher, RowModel& row_model, Outcomes& outcomes,
+                   int64_t cols) {
+  ASSERT_TRUE(batcher.Enqueue(Rows(1, cols, kBlock), outcomes.Callback(-1)).ok());
+  ASSERT_TRUE(row_model.AwaitRunning(1));
+}
+
 // Expects request `index` to have succeeded with RowModel's output of `input`.
 void ExpectRows(Outcomes& outcomes, int index, const InferenceRequest& input, int64_t cols) {
   absl::StatusOr<InferenceResult> result = outcomes.Get(index);
@@ -193,7 +233,9 @@ TEST(DynamicBatcherTest, MergesCompatibleRequestsIntoOneRun) {
   BatcherSetup setup;
   setup.buckets = {8};
   setup.delay = absl::Microseconds(500);
+  setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  HoldOneWorker(*batcher, row_model, outcomes, 2);
   std::vector<std::unique_ptr<InferenceRequest>> inputs;
   inputs.push_back(Rows(1, 2, 10));
   inputs.push_back(Rows(2, 2, 20));
@@ -203,14 +245,17 @@ TEST(DynamicBatcherTest, MergesCompatibleRequestsIntoOneRun) {
         batcher->Enqueue(std::make_unique<InferenceRequest>(*inputs[i]), outcomes.Callback(i))
             .ok());
   }
-  // 6 rows is neither a bucket nor max: the batch waits for the delay.
+  // The model is busy and 6 rows is not max: the batch waits for the delay.
+  ASSERT_TRUE(clock->AwaitWaiter(clock->Now() + absl::Microseconds(500)));
+  EXPECT_EQ(row_model.model()->calls().size(), 1u);  // the blocker only
   clock->Advance(absl::Microseconds(500));
   ASSERT_TRUE(outcomes.AwaitCount(3));
+  row_model.Open();
   batcher->Stop();
 
   const auto calls = row_model.model()->calls();
-  ASSERT_EQ(calls.size(), 1u);  // one engine run for all three
-  const onyx::Tensor& fed = calls[0].feeds.at(0).second.tensor();
+  ASSERT_EQ(calls.size(), 2u);  // the blocker, then one engine run for all three
+  const onyx::Tensor& fed = calls[1].feeds.at(0).second.tensor();
   EXPECT_THAT(fed.dims(), ElementsAre(8, 2));
   EXPECT_THAT(FloatValues(fed), ElementsAre(10, 11,                  // request 0
                                             20, 21, 22, 23,          // request 1
@@ -219,20 +264,84 @@ TEST(DynamicBatcherTest, MergesCompatibleRequestsIntoOneRun) {
   for (int i = 0; i < 3; ++i) ExpectRows(outcomes, i, *inputs[i], 2);
 }
 
-TEST(DynamicBatcherTest, SendsAtOnceWhenTheBatchFillsABucket) {
+TEST(DynamicBatcherTest, IdleModelRunsWhatIsQueuedAtOnce) {
   RowModel row_model({4, 8});
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
   setup.buckets = {4, 8};
   auto batcher = MakeBatcher(row_model.model(), clock, setup);  // delay: 1 h, never advanced
-  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 1), outcomes.Callback(0)).ok());
-  ASSERT_TRUE(batcher->Enqueue(Rows(3, 1, 2), outcomes.Callback(1)).ok());
-  ASSERT_TRUE(outcomes.AwaitCount(2));
+  // No other run is in progress: one row is neither max nor a bucket, yet it
+  // runs at once, padded to bucket 4.
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 7), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(outcomes.AwaitCount(1));
   const auto calls = row_model.model()->calls();
   ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].bucket_index, 0u);  // exactly bucket 4, no padding
-  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()), ElementsAre(1, 2, 3, 4));
+  EXPECT_EQ(calls[0].bucket_index, 0u);
+  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()), ElementsAre(7, 0, 0, 0));
+}
+
+TEST(DynamicBatcherTest, UnderLoadABucketSizedBatchWaitsAndAFullOneRunsAtOnce) {
+  RowModel row_model({4, 8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {4, 8};
+  setup.instances = 2;
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);  // delay: 1 h, never advanced
+  HoldOneWorker(*batcher, row_model, outcomes, 1);
+  const absl::Time send_by = clock->Now() + absl::Hours(1);
+  // 1 + 3 rows fill bucket 4 exactly, but the model is busy and max is 8: wait.
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 1), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(batcher->Enqueue(Rows(3, 1, 2), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(clock->AwaitWaiter(send_by));
+  EXPECT_EQ(row_model.model()->calls().size(), 1u);  // the blocker only
+  EXPECT_EQ(batcher->QueueDepth(), 2);
+  // 4 more rows reach max_batch_size (the largest bucket): the batch runs at once.
+  ASSERT_TRUE(batcher->Enqueue(Rows(4, 1, 10), outcomes.Callback(2)).ok());
+  ASSERT_TRUE(outcomes.AwaitCount(3));
+  row_model.Open();
+  batcher->Stop();
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1].bucket_index, 1u);  // exactly bucket 8, no padding
+  EXPECT_THAT(FloatValues(calls[1].feeds.at(0).second.tensor()),
+              ElementsAre(1, 2, 3, 4, 10, 11, 12, 13));
+}
+
+TEST(DynamicBatcherTest, AWaitingBatchRunsOnceTheOtherEngineRunEnds) {
+  RowModel row_model({4, 8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {4, 8};
+  setup.instances = 2;
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);  // delay: 1 h, never advanced
+  // The blocker's completion (its reply) does not return until released, so
+  // its worker cannot come back to the queue.
+  absl::Notification replied, release;
+  ASSERT_TRUE(batcher
+                  ->Enqueue(Rows(1, 1, kBlock),
+                            [&](absl::StatusOr<InferenceResult>) {
+                              replied.Notify();
+                              release.WaitForNotification();
+                            })
+                  .ok());
+  ASSERT_TRUE(row_model.AwaitRunning(1));
+  auto input = Rows(2, 1, 5);
+  ASSERT_TRUE(
+      batcher->Enqueue(std::make_unique<InferenceRequest>(*input), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(clock->AwaitWaiter(clock->Now() + absl::Hours(1)));  // busy: it waits
+  EXPECT_EQ(outcomes.size(), 0u);
+  row_model.Open();  // the blocker's engine run ends; its reply hangs
+  ASSERT_TRUE(replied.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  // The waiting worker runs the batch without the delay, while the other one
+  // is still completing its request.
+  ASSERT_TRUE(outcomes.AwaitCount(1));
+  ExpectRows(outcomes, 0, *input, 1);
+  release.Notify();
+  batcher->Stop();
+  EXPECT_EQ(row_model.model()->calls().size(), 2u);
 }
 
 TEST(DynamicBatcherTest, DelayExpirySendsAPartialBatch) {
@@ -242,7 +351,9 @@ TEST(DynamicBatcherTest, DelayExpirySendsAPartialBatch) {
   BatcherSetup setup;
   setup.buckets = {2, 4};
   setup.delay = absl::Microseconds(500);
+  setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  HoldOneWorker(*batcher, row_model, outcomes, 3);
   const absl::Time start = clock->Now();
   auto input = Rows(1, 3, 7);
   ASSERT_TRUE(
@@ -252,13 +363,15 @@ TEST(DynamicBatcherTest, DelayExpirySendsAPartialBatch) {
   clock->Advance(absl::Microseconds(499));
   ASSERT_TRUE(clock->AwaitWaiter(start + absl::Microseconds(500)));
   EXPECT_EQ(outcomes.size(), 0u);
-  EXPECT_TRUE(row_model.model()->calls().empty());
+  EXPECT_EQ(row_model.model()->calls().size(), 1u);  // the blocker only
   clock->Advance(absl::Microseconds(1));
   ASSERT_TRUE(outcomes.AwaitCount(1));
+  row_model.Open();
+  batcher->Stop();
   const auto calls = row_model.model()->calls();
-  ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].bucket_index, 0u);  // one row padded to bucket 2
-  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()), ElementsAre(7, 8, 9, 0, 0, 0));
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1].bucket_index, 0u);  // one row padded to bucket 2
+  EXPECT_THAT(FloatValues(calls[1].feeds.at(0).second.tensor()), ElementsAre(7, 8, 9, 0, 0, 0));
   ExpectRows(outcomes, 0, *input, 3);
 }
 
@@ -269,7 +382,9 @@ TEST(DynamicBatcherTest, IncompatibleRequestsAreNeverMerged) {
   BatcherSetup setup;
   setup.buckets = {8};
   setup.delay = absl::Microseconds(100);
+  setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  HoldOneWorker(*batcher, row_model, outcomes, 2);
   std::vector<std::unique_ptr<InferenceRequest>> inputs;
   inputs.push_back(Rows(1, 2, 1));               // A
   inputs.push_back(Rows(1, 3, 100));             // B: other trailing dims
@@ -283,16 +398,17 @@ TEST(DynamicBatcherTest, IncompatibleRequestsAreNeverMerged) {
   }
   clock->Advance(absl::Microseconds(100));
   ASSERT_TRUE(outcomes.AwaitCount(inputs.size()));
+  row_model.Open();
   batcher->Stop();
 
-  // Runs in order of their heads: {A, D}, {B}, {C}, {E}.
+  // After the blocker, runs in order of their heads: {A, D}, {B}, {C}, {E}.
   const auto calls = row_model.model()->calls();
-  ASSERT_EQ(calls.size(), 4u);
-  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()),
+  ASSERT_EQ(calls.size(), 5u);
+  EXPECT_THAT(FloatValues(calls[1].feeds.at(0).second.tensor()),
               ElementsAre(1, 2, 300, 301, 302, 303, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
-  EXPECT_THAT(calls[1].feeds.at(0).second.tensor().dims(), ElementsAre(8, 3));
-  EXPECT_EQ(FloatValues(calls[2].feeds.at(0).second.tensor())[0], 200);
-  EXPECT_EQ(FloatValues(calls[3].feeds.at(0).second.tensor())[0], 400);
+  EXPECT_THAT(calls[2].feeds.at(0).second.tensor().dims(), ElementsAre(8, 3));
+  EXPECT_EQ(FloatValues(calls[3].feeds.at(0).second.tensor())[0], 200);
+  EXPECT_EQ(FloatValues(calls[4].feeds.at(0).second.tensor())[0], 400);
   for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
     ExpectRows(outcomes, i, *inputs[i], i == 1 ? 3 : 2);
   }
@@ -319,10 +435,9 @@ TEST(DynamicBatcherTest, PaddingAndSlicingAreExactForMixedBatchSizes) {
   }
   EXPECT_EQ(batcher->QueueDepth(), 7);
   row_model.Open();
-  // 3+1+2+2 = 8 goes at once; 5+1 = 6 (4 does not fit) waits for the delay;
-  // then 4 alone is a bucket.
-  ASSERT_TRUE(outcomes.AwaitCount(5));  // blocker + the first four
-  clock->Advance(absl::Hours(1));
+  // The only worker comes back to an idle model, so nothing waits for the
+  // delay (the clock never moves): 3+1+2+2 = 8, then 5+1 = 6 (4 does not fit)
+  // padded to 8, then 4.
   ASSERT_TRUE(outcomes.AwaitCount(8));
   batcher->Stop();
 
@@ -370,7 +485,9 @@ TEST(DynamicBatcherTest, ExpiredRequestsGetDeadlineExceededWithoutRunning) {
   BatcherSetup setup;
   setup.buckets = {8};
   setup.delay = absl::Microseconds(1000);
+  setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  HoldOneWorker(*batcher, row_model, outcomes, 1);
   const absl::Time start = clock->Now();
   auto by_timeout = Rows(1, 1, 1);
   by_timeout->timeout = absl::Microseconds(100);
@@ -391,15 +508,17 @@ TEST(DynamicBatcherTest, ExpiredRequestsGetDeadlineExceededWithoutRunning) {
   clock->Advance(absl::Microseconds(200));
   ASSERT_TRUE(outcomes.AwaitCount(2));
   EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_TRUE(row_model.model()->calls().empty());
+  EXPECT_EQ(row_model.model()->calls().size(), 1u);  // the blocker only
 
   clock->Advance(absl::Microseconds(700));  // the delay runs out: the keeper runs alone
   ASSERT_TRUE(outcomes.AwaitCount(3));
   EXPECT_TRUE(outcomes.Get(2).ok());
+  row_model.Open();
+  batcher->Stop();
   const auto calls = row_model.model()->calls();
-  ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(FloatValues(calls[0].feeds.at(0).second.tensor())[0], 3);
-  EXPECT_EQ(FloatValues(calls[0].feeds.at(0).second.tensor())[1], 0);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(FloatValues(calls[1].feeds.at(0).second.tensor())[0], 3);
+  EXPECT_EQ(FloatValues(calls[1].feeds.at(0).second.tensor())[1], 0);
 }
 
 TEST(DynamicBatcherTest, CancelledRequestsNeverRun) {
@@ -454,11 +573,16 @@ TEST(DynamicBatcherTest, EngineErrorFailsEveryRequestOfTheBatch) {
   Outcomes outcomes;
   BatcherSetup setup;
   setup.buckets = {4};
+  setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  HoldOneWorker(*batcher, row_model, outcomes, 1);
+  // 2 + 2 rows reach max_batch_size 4: one run, at once.
   ASSERT_TRUE(batcher->Enqueue(Rows(2, 1, 1), outcomes.Callback(0)).ok());
   ASSERT_TRUE(batcher->Enqueue(Rows(2, 1, 5), outcomes.Callback(1)).ok());
   ASSERT_TRUE(outcomes.AwaitCount(2));
-  EXPECT_EQ(row_model.model()->calls().size(), 1u);
+  row_model.Open();
+  batcher->Stop();
+  EXPECT_EQ(row_model.model()->calls().size(), 2u);  // the blocker and the batch
   EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kInternal);
   EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kInternal);
 }
@@ -515,20 +639,22 @@ TEST(DynamicBatcherTest, ModelWithoutBucketsRunsRequestsAlone) {
 
 TEST(DynamicBatcherTest, ResultsCarryQueueAndRunTimesAndEachRunIsObservedOnce) {
   auto clock = std::make_shared<FakeClock>();
+  Gate gate;
   // The engine run takes exactly 7 ms of fake time.
   auto model = std::make_shared<FakeModel>(
       std::vector<int64_t>{8},
-      [clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
-          -> absl::StatusOr<std::vector<onyx::Value>> {
+      gate.Wrap([clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+                    -> absl::StatusOr<std::vector<onyx::Value>> {
         clock->Advance(absl::Milliseconds(7));
         return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
-      });
+      }));
   absl::Mutex mu;
   std::vector<std::pair<int64_t, absl::Duration>> runs;
   DynamicBatcher::Options options;
   options.model_name = "fake";
   options.model = model;
   options.max_queue_delay = absl::Microseconds(500);
+  options.instance_count = 2;
   options.clock = clock;
   options.on_execution = [&](int64_t rows, absl::Duration run) {
     absl::MutexLock lock(&mu);
@@ -537,40 +663,48 @@ TEST(DynamicBatcherTest, ResultsCarryQueueAndRunTimesAndEachRunIsObservedOnce) {
   auto batcher = DynamicBatcher::Create(std::move(options));
   ASSERT_TRUE(batcher.ok()) << batcher.status();
   Outcomes outcomes;
+  // A blocked run keeps the model busy, so the next requests wait to batch.
+  ASSERT_TRUE((*batcher)->Enqueue(Rows(1, 2, kBlock), outcomes.Callback(-1)).ok());
+  ASSERT_TRUE(gate.AwaitBlocked());
   ASSERT_TRUE((*batcher)->Enqueue(Rows(1, 2, 1), outcomes.Callback(0)).ok());
   ASSERT_TRUE((*batcher)->Enqueue(Rows(2, 2, 5), outcomes.Callback(1)).ok());
-  // 3 rows is no bucket: both wait the full 500 us delay, then run together.
+  // 3 rows is not max: both wait the full 500 us delay, then run together.
   clock->Advance(absl::Microseconds(500));
   ASSERT_TRUE(outcomes.AwaitCount(2));
-  (*batcher)->Stop();
   for (int i = 0; i < 2; ++i) {
     absl::StatusOr<InferenceResult> result = outcomes.Get(i);
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_EQ(result->queue_time, absl::Microseconds(500)) << i;
     EXPECT_EQ(result->compute_time, absl::Milliseconds(7)) << i;
   }
-  absl::MutexLock lock(&mu);
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].first, 3);
-  EXPECT_EQ(runs[0].second, absl::Milliseconds(7));
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_EQ(runs.size(), 1u);  // the blocker's run has not ended
+    EXPECT_EQ(runs[0].first, 3);
+    EXPECT_EQ(runs[0].second, absl::Milliseconds(7));
+  }
+  gate.Open();
+  (*batcher)->Stop();
 }
 
 TEST(DynamicBatcherTest, TimingObserverSeesEachRequestsQueueWaitAndItsRun) {
   auto clock = std::make_shared<FakeClock>();
+  Gate gate;
   // The engine run takes exactly 3 ms of fake time.
   auto model = std::make_shared<FakeModel>(
       std::vector<int64_t>{8},
-      [clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
-          -> absl::StatusOr<std::vector<onyx::Value>> {
+      gate.Wrap([clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+                    -> absl::StatusOr<std::vector<onyx::Value>> {
         clock->Advance(absl::Milliseconds(3));
         return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
-      });
+      }));
   absl::Mutex mu;
   std::vector<std::pair<absl::Duration, absl::Duration>> timings;
   DynamicBatcher::Options options;
   options.model_name = "fake";
   options.model = model;
   options.max_queue_delay = absl::Microseconds(400);
+  options.instance_count = 2;
   options.clock = clock;
   options.on_timing = [&](absl::Duration queued, absl::Duration compute) {
     absl::MutexLock lock(&mu);
@@ -579,30 +713,37 @@ TEST(DynamicBatcherTest, TimingObserverSeesEachRequestsQueueWaitAndItsRun) {
   auto batcher = DynamicBatcher::Create(std::move(options));
   ASSERT_TRUE(batcher.ok()) << batcher.status();
   Outcomes outcomes;
+  // A blocked run keeps the model busy, so the next requests wait to batch.
+  ASSERT_TRUE((*batcher)->Enqueue(Rows(1, 2, kBlock), outcomes.Callback(-1)).ok());
+  ASSERT_TRUE(gate.AwaitBlocked());
   ASSERT_TRUE((*batcher)->Enqueue(Rows(1, 2, 1), outcomes.Callback(0)).ok());
   clock->Advance(absl::Microseconds(100));
   ASSERT_TRUE((*batcher)->Enqueue(Rows(2, 2, 5), outcomes.Callback(1)).ok());
-  // 3 rows is no bucket: the batch leaves when the first request has waited
+  // 3 rows is not max: the batch leaves when the first request has waited
   // 400 us, so the second one waited 300 us.
   clock->Advance(absl::Microseconds(300));
   ASSERT_TRUE(outcomes.AwaitCount(2));
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_EQ(timings.size(), 2u);  // the blocker's run has not ended
+    EXPECT_EQ(timings[0].first, absl::Microseconds(400));
+    EXPECT_EQ(timings[1].first, absl::Microseconds(300));
+    EXPECT_EQ(timings[0].second, absl::Milliseconds(3));
+    EXPECT_EQ(timings[1].second, absl::Milliseconds(3));
+  }
+  gate.Open();
   (*batcher)->Stop();
-  absl::MutexLock lock(&mu);
-  ASSERT_EQ(timings.size(), 2u);
-  EXPECT_EQ(timings[0].first, absl::Microseconds(400));
-  EXPECT_EQ(timings[1].first, absl::Microseconds(300));
-  EXPECT_EQ(timings[0].second, absl::Milliseconds(3));
-  EXPECT_EQ(timings[1].second, absl::Milliseconds(3));
 }
 
 TEST(DynamicBatcherTest, MergesOnlyRequestsPaddedToTheSameSize) {
   auto clock = std::make_shared<FakeClock>();
+  Gate gate;
   auto model = std::make_shared<FakeModel>(
       std::vector<int64_t>{1, 2, 4},
-      [](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
-          -> absl::StatusOr<std::vector<onyx::Value>> {
+      gate.Wrap([](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+                    -> absl::StatusOr<std::vector<onyx::Value>> {
         return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);  // identity
-      });
+      }));
   PaddedDim seq;
   seq.name = "seq";
   seq.sizes = {4, 8};
@@ -612,8 +753,12 @@ TEST(DynamicBatcherTest, MergesOnlyRequestsPaddedToTheSameSize) {
   BatcherSetup setup;
   setup.buckets = {1, 2, 4};
   setup.delay = absl::Microseconds(100);
+  setup.instances = 2;
   auto batcher = MakeBatcher(model, clock, setup);
   Outcomes outcomes;
+  // A blocked run keeps the model busy, so the next requests wait to batch.
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 3, kBlock), outcomes.Callback(-1)).ok());
+  ASSERT_TRUE(gate.AwaitBlocked());
   std::vector<std::unique_ptr<InferenceRequest>> inputs;
   inputs.push_back(Rows(1, 3, 1));   // pads to 4
   inputs.push_back(Rows(1, 6, 10));  // pads to 8
@@ -628,16 +773,18 @@ TEST(DynamicBatcherTest, MergesOnlyRequestsPaddedToTheSameSize) {
   EXPECT_THAT(too_long.message(), HasSubstr("largest padded size 8"));
   clock->Advance(absl::Microseconds(100));
   ASSERT_TRUE(outcomes.AwaitCount(3));
+  gate.Open();
   batcher->Stop();
 
   const auto calls = model->calls();
-  ASSERT_EQ(calls.size(), 2u);
-  // Requests 0 and 2 ran as one batch of 2 rows padded to length 4 (session
-  // bucket 2 x size 4 = index 1 * 2 + 0); request 1 alone at length 8.
-  EXPECT_EQ(calls[0].bucket_index, 2u);
-  EXPECT_THAT(FloatValues(calls[0].feeds.at(0).second.tensor()),
+  ASSERT_EQ(calls.size(), 3u);
+  // After the blocker: requests 0 and 2 ran as one batch of 2 rows padded to
+  // length 4 (session bucket 2 x size 4 = index 1 * 2 + 0); request 1 alone
+  // at length 8.
+  EXPECT_EQ(calls[1].bucket_index, 2u);
+  EXPECT_THAT(FloatValues(calls[1].feeds.at(0).second.tensor()),
               ElementsAre(1, 2, 3, 0, 20, 21, 0, 0));
-  EXPECT_EQ(calls[1].bucket_index, 1u);
+  EXPECT_EQ(calls[2].bucket_index, 1u);
   for (int i = 0; i < 3; ++i) {
     absl::StatusOr<InferenceResult> result = outcomes.Get(i);
     ASSERT_TRUE(result.ok()) << result.status();
