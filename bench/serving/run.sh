@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Serving benchmark: onyxd over loopback gRPC (dynamic batching, batch 1 per
-# request, concurrency 1/8/64) vs the in-process engine on the same bucket
-# sessions, and the empty unary call, side by side in one run (~4 minutes).
+# request, concurrency 1/8/64; then mlp requests of 16 and 64 rows at
+# concurrency 64) vs the in-process engine on the same bucket sessions at the
+# same batch sizes, and the empty unary call, side by side in one run (~5 minutes).
 #   bash bench/serving/run.sh [BUILD_DIR] [SECONDS_PER_RUN]
 # Needs: a Debian 12 build environment (scripts/install-deps.sh), python3-onnx.
 set -euo pipefail

@@ -2,7 +2,8 @@
 """Runs the serving benchmark matrix against one onyxd and prints Markdown tables.
 
 usage: run_matrix.py --onyxd BIN --bench BIN --proto-dir DIR --repo DIR
-                     [--seconds S] [--models mlp,resnet] [--concurrency 1,8,64] [--json FILE]
+                     [--seconds S] [--models mlp,resnet] [--concurrency 1,8,64]
+                     [--batched mlp:16,mlp:64] [--batched-concurrency 64] [--json FILE]
 
 Starts onyxd on free loopback ports (with the e2e suites' launcher), then, side
 by side in one run: the empty unary call (ServerLive, concurrency 1); for each
@@ -10,7 +11,10 @@ model and concurrency C, the served load (batch 1 per request) followed at once
 by its in-process peers on the same engine session onyxd builds: batch 1 from
 C' = min(C, cores) threads, and the batch size the server formed during that
 served run (the onyx_batch_rows bucket on /metrics that ran the most rows)
-from 1 and C' threads. ModelStatistics deltas give the server's own per-request split
+from 1 and C' threads. Then, for each --batched MODEL:B, the same saturation
+comparison with requests of B rows each (C = --batched-concurrency) against
+the in-process engine at batch B from C' threads (the same batch sizes on both
+sides) and at the bucket the server formed. ModelStatistics deltas give the server's own per-request split
 (compute_input = parse, queue = batcher wait, compute_infer = the batch's
 engine run, compute_output = reply), and /proc the CPU onyxd used (the
 client reports its own). Last, --rounds interleaved rounds of (empty call,
@@ -117,6 +121,9 @@ def main():
     ap.add_argument("--concurrency", default="1,8,64")
     ap.add_argument("--rounds", type=int, default=5,
                     help="interleaved rounds of (empty, served C=1, in-process b=1) per model for the added latency")
+    ap.add_argument("--batched", default="mlp:16,mlp:64",
+                    help="MODEL:ROWS pairs served with ROWS rows per request ('' for none)")
+    ap.add_argument("--batched-concurrency", type=int, default=64)
     ap.add_argument("--json", help="also write every run's numbers here")
     args = ap.parse_args()
 
@@ -137,6 +144,11 @@ def main():
     results = {"cores": CORES, "seconds": args.seconds, "runs": []}
     try:
         results["empty"] = bench(args.bench, "empty", "--address", address, "--concurrency", 1, *secs)
+        # The gRPC ceiling at saturation: empty calls from the same client at the
+        # highest concurrency (no served request can complete faster).
+        top = max(map(int, args.concurrency.split(",")))
+        results["empty_top"] = bench(args.bench, "empty", "--address", address, "--concurrency", top,
+                                     *secs)
         for model in args.models.split(","):
             path = os.path.join(args.repo, model, "1", "model.onnx")
             for c in map(int, args.concurrency.split(",")):
@@ -163,6 +175,33 @@ def main():
                                                      "--batch", modal, "--threads", threads, *secs)
                 results["runs"].append(run)
                 sys.stderr.write("done %s C=%d\n" % (model, c))
+        results["batched"] = []
+        for spec in filter(None, args.batched.split(",")):
+            model, batch = spec.split(":")
+            batch, c = int(batch), args.batched_concurrency
+            if model not in args.models.split(","):
+                continue
+            path = os.path.join(args.repo, model, "1", "model.onnx")
+            threads = min(c, CORES)
+            rows0, stats0 = scrape_batch_rows(metrics_address, model), model_stats(stub, pb, model)
+            cpu0 = proc_cpu_s(proc.pid)
+            served = bench(args.bench, "served", "--address", address, "--model", model,
+                           "--concurrency", c, "--batch", batch, *secs)
+            server_cpu = proc_cpu_s(proc.pid) - cpu0
+            rows1, stats1 = scrape_batch_rows(metrics_address, model), model_stats(stub, pb, model)
+            mean_rows, modal, hist = formed_batches(rows0, rows1)
+            run = {"model": model, "batch": batch, "concurrency": c, "served": served,
+                   "mean_rows": mean_rows, "modal_bucket": modal, "rows_histogram": hist,
+                   "server_us": stats_delta_us(stats0, stats1),
+                   "server_cores": server_cpu / served["wall_s"],
+                   "client_cores": served["process_cpu_s"] / served["wall_s"]}
+            run["engine_same"] = bench(args.bench, "engine", "--model-file", path, "--batch", batch,
+                                       "--threads", threads, *secs)
+            if modal != batch:
+                run["engine_formed"] = bench(args.bench, "engine", "--model-file", path,
+                                             "--batch", modal, "--threads", threads, *secs)
+            results["batched"].append(run)
+            sys.stderr.write("done %s batch %d C=%d\n" % (model, batch, c))
         # Added latency is a difference of medians a few tens of µs apart, so
         # its three terms are measured in short interleaved rounds and the
         # median of the per-round differences is reported.
@@ -191,8 +230,13 @@ def main():
 
 def print_tables(r):
     empty = r["empty"]
-    print("Empty unary call (ServerLive), concurrency 1: P50 %.1f µs, P99 %.1f µs, %.0f calls/s\n"
+    print("Empty unary call (ServerLive), concurrency 1: P50 %.1f µs, P99 %.1f µs, %.0f calls/s"
           % (empty["p50_us"], empty["p99_us"], empty["items_per_s"]))
+    if r.get("empty_top"):
+        top = r["empty_top"]
+        print("Empty unary call, concurrency %d: %.0f calls/s, P50 %.1f µs (the gRPC ceiling for "
+              "requests of any size)" % (top["concurrency"], top["items_per_s"], top["p50_us"]))
+    print()
     print("| model | C | served rows/s | served P50 / P99 µs | rows per engine run (main bucket) "
           "| in-process b=1, C' thr: rows/s, P50 / P99 µs | in-process b=main, 1 thr: rows/s, P50 µs "
           "| in-process b=main, C' thr: rows/s, P50 µs | served / in-process, same batch and threads "
@@ -219,6 +263,23 @@ def print_tables(r):
             run["model"], run["concurrency"], s["mean_us"], u["success"], u["compute_input"],
             u["queue"], u["compute_infer"], u["compute_output"], s["mean_us"] - u["success"],
             run["server_cores"], run["client_cores"]))
+    if r.get("batched"):
+        print("\nSaturation with batched requests (B rows per request), against the in-process engine "
+              "at the same batch B from C' threads, and at the bucket the server formed:\n")
+        print("| model | rows per request | C | served rows/s | served P50 / P99 µs "
+              "| rows per engine run (main bucket) | in-process b=B, C' thr: rows/s, P50 µs "
+              "| in-process b=main, C' thr: rows/s, P50 µs | served / in-process, same batch "
+              "| served / best in-process | cores used: server / client |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for run in r["batched"]:
+            s, e, f = run["served"], run["engine_same"], run.get("engine_formed")
+            best = max(x["rows_per_s"] for x in (e, f) if x)
+            cell = lambda x: "%.0f, %.1f" % (x["rows_per_s"], x["p50_us"]) if x else "—"
+            print("| %s | %d | %d | %.0f | %.1f / %.1f | %.2f (%d) | %s (C'=%d) | %s | %.0f%% | %.0f%% | %.2f / %.2f |" % (
+                run["model"], run["batch"], run["concurrency"], s["rows_per_s"], s["p50_us"],
+                s["p99_us"], run["mean_rows"], run["modal_bucket"], cell(e), e["concurrency"],
+                cell(f), 100.0 * s["rows_per_s"] / e["rows_per_s"], 100.0 * s["rows_per_s"] / best,
+                run["server_cores"], run["client_cores"]))
     print("\nAdded latency at concurrency 1 = served P50 − in-process P50 (batch 1, 1 thread) − empty-call P50:\n")
     for run in r["runs"]:
         if run["concurrency"] != 1:
