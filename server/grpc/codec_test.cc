@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,31 @@ TEST(CodecTest, DecodesRawFixedSizeTypes) {
     ASSERT_TRUE(t.ok()) << t.status();
     EXPECT_THAT(Values<bool>(*t), ElementsAre(true, false, true));
   }
+}
+
+TEST(CodecTest, ViewsRawFixedSizeContentsWithoutCopying) {
+  const std::string raw = LittleEndian<float>({1.5f, -2, 0, 8, 3, 4});
+  auto owner = std::make_shared<int>(7);
+  auto t = ViewRawTensor(DataType::kFloat, {3, 2}, raw, owner);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->raw(), static_cast<const void*>(raw.data()));  // the request's bytes, in place
+  EXPECT_THAT(t->dims(), ElementsAre(3, 2));
+  EXPECT_THAT(std::vector<float>(t->data<float>(), t->data<float>() + 6),
+              ElementsAre(1.5f, -2, 0, 8, 3, 4));
+  EXPECT_EQ(owner.use_count(), 2);  // the view holds the owner
+  auto unowned = ViewRawTensor(DataType::kInt32, {1}, raw.substr(0, 4), nullptr);
+  ASSERT_TRUE(unowned.ok()) << unowned.status();
+  EXPECT_TRUE(unowned->is_view());
+  // BOOL is canonicalised, so it is copied; sizes are checked as when decoding.
+  const std::string bools("\x01\x00\x05", 3);
+  auto b = ViewRawTensor(DataType::kBool, {3}, bools, nullptr);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_NE(b->raw(), static_cast<const void*>(bools.data()));
+  EXPECT_THAT(std::vector<uint8_t>(b->data<uint8_t>(), b->data<uint8_t>() + 3), ElementsAre(1, 0, 1));
+  auto wrong = ViewRawTensor(DataType::kFloat, {2, 3}, std::string(20, '\0'), nullptr);
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(wrong.status().message(), HasSubstr("expected 24 bytes"));
+  EXPECT_THAT(wrong.status().message(), HasSubstr("received 20"));
 }
 
 TEST(CodecTest, DecodesRawBytes) {
