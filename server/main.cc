@@ -160,6 +160,7 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
   service_options.serving = &serving;
   service_options.version = ONYX_VERSION;
   service_options.limits.max_elements_per_input = config.max_elements_per_input;
+  service_options.limits.max_message_bytes = config.max_message_bytes;
   const RequestLogSampler request_log(config.request_log_sample_rate);
   if (request_log.rate() > 0) service_options.request_log = &request_log;
   auto service = InferenceService::Create(service_options);

@@ -4,6 +4,8 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "server/grpc/shared_memory_io.h"
 
 namespace onyx::server {
@@ -96,6 +98,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     auto finish_holder = std::make_shared<InferFinish>(std::move(finish));
     DoneCallback done = [finish_holder, request, response, owned, model = &m, timings, start,
                          enqueued_at, shm = env.shared_memory,
+                         max_reply_bytes = env.limits.max_message_bytes,
                          output_names = (*parsed)->output_names](
                             absl::StatusOr<InferenceResult> result) mutable {
       timings.compute_infer_ns = NsSince(enqueued_at);
@@ -108,11 +111,17 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
       absl::Status status = result.status();
       const std::string& name = model->name();
       const std::string& version = model->version_string();
+      if (!status.ok() && !absl::StartsWith(status.message(), "model '")) {
+        // Engine errors name the node, not the model the client asked for.
+        status = absl::Status(status.code(), absl::StrCat("model '", name, "' version ", version, ": ",
+                                                          status.message()));
+      }
       ModelStats* stats = &model->stats();
       if (status.ok()) {
         status = FillInferResponse(*request, name, version, output_names, *result, response);
       }
       if (status.ok()) status = WriteSharedMemoryOutputs(*request, *shm, response);
+      if (status.ok()) status = CheckReplySize(*response, max_reply_bytes);
       timings.compute_output_ns = NsSince(output_start);
       timings.total_ns = NsSince(start);
       timings.end_ms = NowMs();

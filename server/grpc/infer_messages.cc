@@ -211,4 +211,23 @@ absl::Status FillInferResponse(const inference::ModelInferRequest& request,
   return absl::OkStatus();
 }
 
+absl::Status CheckReplySize(const inference::ModelInferResponse& response, int64_t max_message_bytes) {
+  if (max_message_bytes <= 0) return absl::OkStatus();
+  const size_t bytes = response.ByteSizeLong();
+  if (bytes <= static_cast<size_t>(max_message_bytes)) return absl::OkStatus();
+  std::string largest;
+  size_t largest_bytes = 0;
+  for (int i = 0; i < response.raw_output_contents_size() && i < response.outputs_size(); ++i) {
+    if (response.raw_output_contents(i).size() >= largest_bytes) {
+      largest_bytes = response.raw_output_contents(i).size();
+      largest = response.outputs(i).name();
+    }
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "model '", response.model_name(), "' version ", response.model_version(), ": the reply is ",
+      bytes, " bytes, more than max_message_bytes=", max_message_bytes, "; largest output '",
+      largest, "' is ", largest_bytes,
+      " bytes (request fewer rows or outputs, or have outputs written to shared memory)"));
+}
+
 }  // namespace onyx::server

@@ -37,6 +37,9 @@ namespace onyx::server {
 
 struct ParseLimits {
   int64_t max_elements_per_input = int64_t{1} << 28;  // ServerConfig's default
+  // The gRPC message limit: a reply larger than this is RESOURCE_EXHAUSTED
+  // naming the model and its largest output (CheckReplySize). 0: no check.
+  int64_t max_message_bytes = 0;
 };
 
 absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseInferRequest(
@@ -46,6 +49,11 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseInferRequest(
 // Writes the model name and served version, the request id, one output tensor
 // per `output_names` entry and its raw_output_contents into `response`. Takes no
 // Model so that a reply never extends a model's lifetime.
+// RESOURCE_EXHAUSTED when `response` would exceed `max_message_bytes` on the
+// wire (gRPC would otherwise fail the call with a message naming nothing of
+// ours), naming the model, the size, the limit and the largest output.
+absl::Status CheckReplySize(const inference::ModelInferResponse& response, int64_t max_message_bytes);
+
 absl::Status FillInferResponse(const inference::ModelInferRequest& request,
                                const std::string& model_name, const std::string& model_version,
                                const std::vector<std::string>& output_names,

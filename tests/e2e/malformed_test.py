@@ -49,12 +49,30 @@ def write_strings_model(model_dir):
         f.write("max_batch_size: 0\n")
 
 
+def write_tile_model(model_dir):
+    """tile/1/model.onnx: y = Tile(x FP32 [4], repeats INT64 [1]); not batched.
+    The reply grows with `repeats` while the request stays small."""
+    node = helper.make_node("Tile", ["x", "repeats"], ["y"])
+    graph = helper.make_graph([node], "tile",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
+                               helper.make_tensor_value_info("repeats", TensorProto.INT64, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    os.makedirs(os.path.join(model_dir, "1"))
+    onnx.save(model, os.path.join(model_dir, "1", "model.onnx"))
+    with open(os.path.join(model_dir, "config.yaml"), "w") as f:
+        f.write("max_batch_size: 0\n")
+
+
 def build_repository(demo_repo, tmp):
     repo = os.path.join(tmp, "repo")
     os.makedirs(repo)
     for name in ("mlp", "cnn"):
         shutil.copytree(os.path.join(demo_repo, name), os.path.join(repo, name))
     write_strings_model(os.path.join(repo, "strings"))
+    write_tile_model(os.path.join(repo, "tile"))
     return repo
 
 
@@ -148,6 +166,21 @@ def build_cases(client, demo_repo, shm_name):
     def with_outputs(*names):
         return mlp(outputs=names)
 
+    def tile(repeats):
+        req = client.infer_request("tile", "x", "FP32", [4],
+                                   raw=np.arange(4, dtype=np.float32).tobytes())
+        extra = req.inputs.add(name="repeats", datatype="INT64", shape=[1])
+        del extra  # its contents follow x's in raw_input_contents
+        req.raw_input_contents.append(np.array([repeats], dtype=np.int64).tobytes())
+        return req
+
+    def reply_too_large():
+        # 4 floats tiled 32768 times: a 512 KiB reply from a 40-byte request.
+        return tile(MAX_MESSAGE_BYTES // 8)
+
+    def tile_negative_repeats():
+        return tile(-1)
+
     # (name, request builder, exact code, substring of the message)
     malformed = [
         ("unknown_model", lambda: client.infer_request("no_such_model", "input", "FP32", [3, 16],
@@ -206,6 +239,10 @@ def build_cases(client, demo_repo, shm_name):
          SC.INVALID_ARGUMENT, "bytes [128, 320) exceed its byte_size %d" % SHM_BYTES),
         ("shared_memory_byte_size_missing", lambda: shm_request(shm_name, 0, None),
          SC.INVALID_ARGUMENT, "parameter 'shared_memory_byte_size' missing"),
+        ("reply_over_max_message_bytes", reply_too_large, SC.RESOURCE_EXHAUSTED,
+         "more than max_message_bytes=%d; largest output 'y'" % MAX_MESSAGE_BYTES),
+        ("engine_error_names_the_model", tile_negative_repeats, SC.INVALID_ARGUMENT,
+         "model 'tile' version 1: "),
         ("timeout_parameter_not_an_integer", bad_timeout, SC.INVALID_ARGUMENT,
          "parameter 'timeout' must be a non-negative integer"),
         # Last: unloads cnn for good.
