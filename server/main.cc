@@ -138,9 +138,10 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
   }
   ModelRepository::Options repository_options;
   repository_options.root = root;
-  repository_options.on_batch = [m = metrics->get()](const std::string& model, int64_t requests,
+  repository_options.on_batch = [m = metrics->get()](const std::string& model,
+                                                     const std::string& version, int64_t requests,
                                                      int64_t rows) {
-    m->RecordBatch(model, requests, rows);
+    m->RecordBatch(model, version, requests, rows);
   };
   repository_options.on_timing = [m = metrics->get()](const std::string& model,
                                                       const std::string& version,

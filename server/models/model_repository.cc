@@ -258,8 +258,9 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::LoadVersion(
   model_options.config_source = config_source;
   model_options.session_options = options_.session_options;
   if (options_.on_batch) {
-    model_options.on_batch = [on_batch = options_.on_batch, name](int64_t requests, int64_t rows) {
-      on_batch(name, requests, rows);
+    model_options.on_batch = [on_batch = options_.on_batch, name,
+                              version_label = absl::StrCat(version)](int64_t requests, int64_t rows) {
+      on_batch(name, version_label, requests, rows);
     };
   }
   if (options_.on_timing) {

@@ -80,8 +80,11 @@ class ModelRepository {
     // Base options for every session (providers, threads).
     onyx::SessionOptions session_options;
     // Optional: told about every engine run of every model's dynamic batcher
-    // (the model's name, requests merged, their rows). Must not block.
-    std::function<void(const std::string& model, int64_t requests, int64_t rows)> on_batch;
+    // (the model's name and version, requests merged, their rows). Must not
+    // block.
+    std::function<void(const std::string& model, const std::string& version, int64_t requests,
+                       int64_t rows)>
+        on_batch;
     // Optional: each request's queue wait and engine run time, with the model's
     // name and version (see DynamicBatcher::Options::on_timing). Must not block.
     std::function<void(const std::string& model, const std::string& version,

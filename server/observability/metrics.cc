@@ -31,11 +31,11 @@ const prometheus::Histogram::BucketBoundaries& CountBuckets() {
 Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   requests_ = &prometheus::BuildCounter()
                    .Name("onyx_requests_total")
-                   .Help("ModelInfer requests by model, version and final gRPC status code")
+                   .Help("Inference requests (ModelInfer and each ModelStreamInfer request) by model, version and final gRPC status code")
                    .Register(*registry_);
   durations_ = &prometheus::BuildHistogram()
                     .Name("onyx_request_duration_seconds")
-                    .Help("ModelInfer latency from arrival to reply, in seconds")
+                    .Help("Inference request latency from arrival to reply, in seconds")
                     .Register(*registry_);
   queue_durations_ = &prometheus::BuildHistogram()
                           .Name("onyx_queue_duration_seconds")
@@ -109,21 +109,6 @@ Metrics::VersionSeries& Metrics::SeriesOf(absl::string_view model, absl::string_
   return *slot;
 }
 
-Metrics::ModelSeries& Metrics::SeriesOf(absl::string_view model) {
-  {
-    absl::ReaderMutexLock lock(&series_mu_);
-    auto it = model_series_.find(model);
-    if (it != model_series_.end()) return *it->second;
-  }
-  absl::MutexLock lock(&series_mu_);
-  std::unique_ptr<ModelSeries>& slot = model_series_[std::string(model)];
-  if (slot == nullptr) {
-    slot = std::make_unique<ModelSeries>();
-    slot->labels = {{"model", std::string(model)}};
-  }
-  return *slot;
-}
-
 prometheus::Counter& Metrics::RequestCounter(VersionSeries& series, absl::StatusCode code) {
   size_t index = static_cast<size_t>(code);
   if (index >= series.requests.size()) index = static_cast<size_t>(absl::StatusCode::kUnknown);
@@ -149,8 +134,9 @@ void Metrics::RecordTiming(absl::string_view model, absl::string_view version,
       .Observe(compute_seconds);
 }
 
-void Metrics::RecordBatch(absl::string_view model, int64_t requests, int64_t rows) {
-  ModelSeries& series = SeriesOf(model);
+void Metrics::RecordBatch(absl::string_view model, absl::string_view version, int64_t requests,
+                          int64_t rows) {
+  VersionSeries& series = SeriesOf(model, version);
   Resolve(series.batch_requests, batch_requests_, series.labels, CountBuckets())
       .Observe(static_cast<double>(requests));
   Resolve(series.batch_rows, batch_rows_, series.labels, CountBuckets())

@@ -12,8 +12,8 @@
 //   onyx_request_duration_seconds{model,version}       arrival to reply
 //   onyx_queue_duration_seconds{model,version}         waiting in the dynamic batcher
 //   onyx_compute_duration_seconds{model,version}       the engine run that served it
-//   onyx_batch_requests{model}                         requests merged into each engine run
-//   onyx_batch_rows{model}                             rows (before padding) of each engine run
+//   onyx_batch_requests{model,version}                 requests merged into each engine run
+//   onyx_batch_rows{model,version}                     rows (before padding) of each engine run
 // plus the arena, process and build series (arena_collector.h,
 // process_collector.h). Requests naming a model the repository does not have
 // are counted under model="" and version="" so clients cannot grow the label
@@ -89,7 +89,8 @@ class Metrics {
 
   // Observes one engine run of the model's dynamic batcher: how many requests
   // it merged and their rows.
-  void RecordBatch(absl::string_view model, int64_t requests, int64_t rows);
+  void RecordBatch(absl::string_view model, absl::string_view version, int64_t requests,
+                   int64_t rows);
 
   // Adds series read at every scrape (and by Serialize) until the returned
   // registration is destroyed; destroy it before what the collectable reads
@@ -121,14 +122,10 @@ class Metrics {
     std::atomic<prometheus::Histogram*> queue{nullptr};
     std::atomic<prometheus::Histogram*> compute{nullptr};
     std::array<std::atomic<prometheus::Counter*>, 17> requests{};  // by absl::StatusCode
-  };
-  struct ModelSeries {
-    prometheus::Labels labels;  // model
     std::atomic<prometheus::Histogram*> batch_requests{nullptr};
     std::atomic<prometheus::Histogram*> batch_rows{nullptr};
   };
   VersionSeries& SeriesOf(absl::string_view model, absl::string_view version);
-  ModelSeries& SeriesOf(absl::string_view model);
   prometheus::Counter& RequestCounter(VersionSeries& series, absl::StatusCode code);
 
   std::shared_ptr<prometheus::Registry> registry_;
@@ -144,8 +141,6 @@ class Metrics {
   absl::flat_hash_map<std::string,
                       absl::flat_hash_map<std::string, std::unique_ptr<VersionSeries>>>
       version_series_ ABSL_GUARDED_BY(series_mu_);
-  absl::flat_hash_map<std::string, std::unique_ptr<ModelSeries>> model_series_
-      ABSL_GUARDED_BY(series_mu_);
   // Held while a collectable is read by Serialize or removed.
   mutable absl::Mutex mu_;
   std::vector<std::shared_ptr<prometheus::Collectable>> collectables_ ABSL_GUARDED_BY(mu_);

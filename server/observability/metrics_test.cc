@@ -65,14 +65,17 @@ TEST(MetricsTest, ObservesQueueAndComputeTimePerRequest) {
 TEST(MetricsTest, ObservesRequestsAndRowsPerBatch) {
   absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
-  (*metrics)->RecordBatch("mlp", 1, 3);
-  (*metrics)->RecordBatch("mlp", 3, 8);
+  (*metrics)->RecordBatch("mlp", "1", 1, 3);
+  (*metrics)->RecordBatch("mlp", "1", 3, 8);
+  (*metrics)->RecordBatch("mlp", "2", 2, 2);
   const std::string text = (*metrics)->Serialize();
-  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_count{model=\"mlp\"} 2"));
-  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",le=\"1\"} 1"));
-  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",le=\"4\"} 2"));
-  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"mlp\"} 11"));
-  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_bucket{model=\"mlp\",le=\"4\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_count{model=\"mlp\",version=\"1\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",version=\"1\",le=\"1\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",version=\"1\",le=\"4\"} 2"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"mlp\",version=\"1\"} 11"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_bucket{model=\"mlp\",version=\"1\",le=\"4\"} 1"));
+  // Versions served side by side keep their own series.
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"mlp\",version=\"2\"} 2"));
 }
 
 // The cached series: every thread's records land in the one series of their
@@ -88,7 +91,7 @@ TEST(MetricsTest, CachedSeriesCountEveryRecordFromManyThreads) {
         m->RecordRequest("mlp", "1", absl::StatusCode::kOk, 0.001);
         if (i % 10 == 0) m->RecordRequest("mlp", "2", absl::StatusCode::kUnavailable, 0.001);
         m->RecordTiming("mlp", "1", 0.0, 0.001);
-        m->RecordBatch(t % 2 == 0 ? "mlp" : "cnn", 2, 4);
+        m->RecordBatch(t % 2 == 0 ? "mlp" : "cnn", "1", 2, 4);
       }
     });
   }
@@ -104,8 +107,8 @@ TEST(MetricsTest, CachedSeriesCountEveryRecordFromManyThreads) {
   // Version 2 only had requests: no queue or compute series for it.
   EXPECT_THAT(text, Not(HasSubstr("onyx_queue_duration_seconds_count{model=\"mlp\",version=\"2\"}")));
   EXPECT_THAT(text, Not(HasSubstr("onyx_compute_duration_seconds_count{model=\"mlp\",version=\"2\"}")));
-  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_count{model=\"mlp\"} 2000"));
-  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"cnn\"} 8000"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_count{model=\"mlp\",version=\"1\"} 2000"));
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"cnn\",version=\"1\"} 8000"));
 }
 
 // A session of arena group "arenatest/7" (as a server's model version uses):
