@@ -29,9 +29,7 @@ exits non-zero on any failure.
 """
 
 import os
-import shutil
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -99,7 +97,7 @@ def write_repository(root, rng):
 def build_cases(client, context):
     pb = client.pb
     SC = client.grpc.StatusCode
-    metrics_address, w, y0 = context["metrics"], context["w"], context["y0"]
+    metrics_address, (w, y0) = client.metrics_address, context
     state = {}
 
     def request(iters, timeout_us=None):
@@ -256,35 +254,13 @@ def build_cases(client, context):
     ]
 
 
+def prepare(args, tmp):
+    repo = os.path.join(tmp, "repo")
+    return repo, write_repository(repo, np.random.default_rng(5))
+
+
 def main():
-    args = base.parse_args(__doc__)
-    tmp = tempfile.mkdtemp(prefix="onyx_deadline_")
-    proc = None
-    passed = failed = 0
-    try:
-        mods = base.stubs_in(args.proto_dir, tmp)
-        if mods is None:
-            print("0 passed, 1 failed")
-            return 1
-        repo = os.path.join(tmp, "repo")
-        w, y0 = write_repository(repo, np.random.default_rng(5))
-        proc, address, metrics_address, failure = base.launch_onyxd(args.onyxd, repo, mods, tmp)
-        if failure is not None:
-            print("0 passed, 1 failed")
-            return 1
-        client = base.Client(mods, address)
-        cases = build_cases(client, {"metrics": metrics_address, "w": w, "y0": y0})
-        passed, failed = base.run_cases(cases, client, proc, os.path.join(tmp, "onyxd.stderr"))
-        client.channel.close()
-    finally:
-        if proc is not None:
-            base.stop(proc)
-            if proc.returncode not in (0, None):
-                print("onyxd exited with status %s" % proc.returncode)
-                failed += 1
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return base.run_suite(__doc__, "onyx_deadline_", prepare, build_cases)
 
 
 if __name__ == "__main__":

@@ -376,8 +376,9 @@ def run_suite(doc, prefix, prepare, build_cases, extra_args=()):
     """The whole life of a suite against one onyxd: parses the common flags,
     makes a temp dir (removed at the end), generates stubs, calls
     prepare(args, tmp) -> (repo, context), starts onyxd on repo with
-    extra_args, runs build_cases(client, context) and stops onyxd (a non-zero
-    exit status fails the suite). Prints the summary line; returns the exit
+    extra_args, runs build_cases(client, context) (client.metrics_address is
+    onyxd's /metrics listener) and stops onyxd (a non-zero exit status fails
+    the suite). Prints the summary line; returns the exit
     status for sys.exit."""
     args = parse_args(doc)
     tmp = tempfile.mkdtemp(prefix=prefix)
@@ -390,12 +391,20 @@ def run_suite(doc, prefix, prepare, build_cases, extra_args=()):
             print("0 passed, 1 failed")
             return 1
         repo, context = prepare(args, tmp)
-        proc, address, _, failure = launch_onyxd(args.onyxd, repo, mods, tmp, extra_args=extra_args)
+        proc, address, metrics_address, failure = launch_onyxd(args.onyxd, repo, mods, tmp,
+                                                               extra_args=extra_args)
         if failure is not None:
             print("0 passed, 1 failed")
             return 1
         client = Client(mods, address)
-        passed, failed = run_cases(build_cases(client, context), client, proc, stderr_path)
+        client.metrics_address = metrics_address
+        try:
+            cases = build_cases(client, context)
+        except Exception as e:  # noqa: BLE001 - e.g. an unreadable model file
+            print("FAIL setup: %s: %s" % (type(e).__name__, e))
+            print("0 passed, 1 failed")
+            return 1
+        passed, failed = run_cases(cases, client, proc, stderr_path)
         client.channel.close()
     finally:
         if proc is not None:
@@ -439,39 +448,7 @@ def run_cases(cases, client, proc, stderr_path):
 
 
 def main():
-    args = parse_args(__doc__)
-
-    tmp = tempfile.mkdtemp(prefix="onyx_e2e_")
-    passed = failed = 0
-    proc = None
-    stderr_path = os.path.join(tmp, "onyxd.stderr")
-    try:
-        mods = stubs_in(args.proto_dir, tmp)
-        if mods is None:
-            print("0 passed, 1 failed")
-            return 1
-
-        proc, address, _, failure = launch_onyxd(args.onyxd, args.repo, mods, tmp)
-        if failure is not None:
-            print("0 passed, 1 failed")
-            return 1
-
-        client = Client(mods, address)
-        try:
-            cases = build_cases(client, args.repo)
-        except Exception as e:  # noqa: BLE001 - e.g. an unreadable model file
-            print("FAIL setup: %s: %s" % (type(e).__name__, e))
-            print("0 passed, 1 failed")
-            return 1
-        passed, failed = run_cases(cases, client, proc, stderr_path)
-        client.channel.close()
-    finally:
-        if proc is not None:
-            stop(proc)
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return run_suite(__doc__, "onyx_e2e_", lambda args, tmp: (args.repo, args.repo), build_cases)
 
 
 if __name__ == "__main__":
