@@ -76,6 +76,9 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> inlined =
         InlineSharedMemoryInputs(*request, *env.shared_memory);
     if (!inlined.ok()) return fail(inlined.status());
+    absl::StatusOr<SharedMemoryOutputs> shm_outputs =
+        ResolveSharedMemoryOutputs(*request, *env.shared_memory);
+    if (!shm_outputs.ok()) return fail(shm_outputs.status());
     std::shared_ptr<inference::ModelInferRequest> owned = std::move(*inlined);
     const inference::ModelInferRequest& effective = owned ? *owned : *request;
     // Raw inputs are viewed in place: `request` lives until `finish` (the
@@ -97,7 +100,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     // scheduler (running this callback) before any member goes away.
     auto finish_holder = std::make_shared<InferFinish>(std::move(finish));
     DoneCallback done = [finish_holder, request, response, owned, model = &m, timings, start,
-                         enqueued_at, shm = env.shared_memory,
+                         enqueued_at, shm_outputs = *std::move(shm_outputs),
                          max_reply_bytes = env.limits.max_message_bytes,
                          output_names = (*parsed)->output_names](
                             absl::StatusOr<InferenceResult> result) mutable {
@@ -120,7 +123,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
       if (status.ok()) {
         status = FillInferResponse(*request, name, version, output_names, *result, response);
       }
-      if (status.ok()) status = WriteSharedMemoryOutputs(*request, *shm, response);
+      if (status.ok()) status = WriteSharedMemoryOutputs(*request, shm_outputs, response);
       if (status.ok()) status = CheckReplySize(*response, max_reply_bytes);
       timings.compute_output_ns = NsSince(output_start);
       timings.total_ns = NsSince(start);

@@ -105,32 +105,48 @@ absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> InlineSharedMemory
   return out;
 }
 
-absl::Status WriteSharedMemoryOutputs(const inference::ModelInferRequest& request,
-                                      const SharedMemoryRegistry& registry,
-                                      inference::ModelInferResponse* response) {
+absl::StatusOr<SharedMemoryOutputs> ResolveSharedMemoryOutputs(
+    const inference::ModelInferRequest& request, const SharedMemoryRegistry& registry) {
+  SharedMemoryOutputs outputs;
   for (const auto& wanted : request.outputs()) {
     absl::StatusOr<ShmRef> ref = ParseRef(wanted.parameters());
     if (!ref.ok()) return Where(request, "output", wanted.name(), ref.status());
     if (ref->region.empty()) continue;
-    for (int i = 0; i < response->outputs_size(); ++i) {
-      if (response->outputs(i).name() != wanted.name()) continue;
-      if (i >= response->raw_output_contents_size()) {
-        return absl::InternalError(absl::StrCat("output '", wanted.name(), "' has no data"));
-      }
-      std::string* raw = response->mutable_raw_output_contents(i);
-      if (raw->size() > ref->byte_size) {
-        return Where(request, "output", wanted.name(),
-                     absl::InvalidArgumentError(absl::StrCat(
-                         "needs ", raw->size(), " bytes, shared_memory_byte_size is ",
-                         ref->byte_size)));
-      }
-      auto region = registry.Get(ref->region);
-      if (!region.ok()) return Where(request, "output", wanted.name(), region.status());
-      auto bytes = (*region)->Slice(ref->offset, raw->size());
-      if (!bytes.ok()) return Where(request, "output", wanted.name(), bytes.status());
-      if (!raw->empty()) std::memcpy(bytes->data(), raw->data(), raw->size());
-      raw->clear();
-      auto* params = response->mutable_outputs(i)->mutable_parameters();
+    auto region = registry.Get(ref->region);
+    if (!region.ok()) return Where(request, "output", wanted.name(), region.status());
+    // The whole declared range must lie in the region, whatever the output's size.
+    auto range = (*region)->Slice(ref->offset, ref->byte_size);
+    if (!range.ok()) return Where(request, "output", wanted.name(), range.status());
+    outputs.targets[wanted.name()] = {*std::move(region), ref->offset, ref->byte_size};
+  }
+  return outputs;
+}
+
+absl::Status WriteSharedMemoryOutputs(const inference::ModelInferRequest& request,
+                                      const SharedMemoryOutputs& outputs,
+                                      inference::ModelInferResponse* response) {
+  if (outputs.targets.empty()) return absl::OkStatus();
+  for (int i = 0; i < response->outputs_size(); ++i) {
+    const std::string& name = response->outputs(i).name();
+    auto target = outputs.targets.find(name);
+    if (target == outputs.targets.end()) continue;
+    if (i >= response->raw_output_contents_size()) {
+      return absl::InternalError(absl::StrCat("output '", name, "' has no data"));
+    }
+    std::string* raw = response->mutable_raw_output_contents(i);
+    if (raw->size() > target->second.byte_size) {
+      return Where(request, "output", name,
+                   absl::InvalidArgumentError(absl::StrCat("needs ", raw->size(),
+                                                           " bytes, shared_memory_byte_size is ",
+                                                           target->second.byte_size)));
+    }
+    auto bytes = target->second.region->Slice(target->second.offset, raw->size());
+    if (!bytes.ok()) return Where(request, "output", name, bytes.status());
+    if (!raw->empty()) std::memcpy(bytes->data(), raw->data(), raw->size());
+    raw->clear();
+    auto* params = response->mutable_outputs(i)->mutable_parameters();
+    for (const auto& wanted : request.outputs()) {
+      if (wanted.name() != name) continue;
       for (const char* key : {kRegion, kByteSize, kOffset}) {
         auto it = wanted.parameters().find(key);
         if (it != wanted.parameters().end()) (*params)[key] = it->second;

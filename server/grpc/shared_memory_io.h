@@ -5,14 +5,22 @@
 // instead of the message.
 //
 //   ASSIGN_OR_RETURN(auto inlined, InlineSharedMemoryInputs(request, registry));
+//   ASSIGN_OR_RETURN(SharedMemoryOutputs outputs, ResolveSharedMemoryOutputs(request, registry));
 //   const ModelInferRequest& effective = inlined ? *inlined : request;
 //   ... parse, run, FillInferResponse(effective, ...) ...
-//   RETURN_IF_ERROR(WriteSharedMemoryOutputs(request, registry, &response));
+//   RETURN_IF_ERROR(WriteSharedMemoryOutputs(request, outputs, &response));
+//
+// Output regions are resolved and held when the request is accepted, so a
+// region unregistered while the request runs still receives its outputs (the
+// mapping goes away with the last request holding it).
 //
 // Pure functions over the registry (thread-safe).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "grpc_service.pb.h"
@@ -30,13 +38,28 @@ namespace onyx::server {
 absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> InlineSharedMemoryInputs(
     const inference::ModelInferRequest& request, const SharedMemoryRegistry& registry);
 
-// For each output `request` asks to be placed in shared memory: copies its
-// raw_output_contents entry into the region, leaves that entry empty (so
-// indexes still match `outputs`) and echoes the shared-memory parameters on the
-// output. INVALID_ARGUMENT when the output is larger than
-// shared_memory_byte_size or leaves the region.
+// The regions of the outputs `request` asks to be placed in shared memory, by
+// output name.
+struct SharedMemoryOutputs {
+  struct Target {
+    std::shared_ptr<const SharedMemoryRegion> region;
+    uint64_t offset = 0;
+    uint64_t byte_size = 0;
+  };
+  std::map<std::string, Target, std::less<>> targets;
+};
+
+// Errors (naming the model and output): INVALID_ARGUMENT for a missing byte
+// size or a range outside the region, NOT_FOUND for an unknown region.
+absl::StatusOr<SharedMemoryOutputs> ResolveSharedMemoryOutputs(
+    const inference::ModelInferRequest& request, const SharedMemoryRegistry& registry);
+
+// For each output in `outputs`: copies its raw_output_contents entry into the
+// region, leaves that entry empty (so indexes still match `outputs`) and
+// echoes the shared-memory parameters on the output. INVALID_ARGUMENT when the
+// output is larger than shared_memory_byte_size.
 absl::Status WriteSharedMemoryOutputs(const inference::ModelInferRequest& request,
-                                      const SharedMemoryRegistry& registry,
+                                      const SharedMemoryOutputs& outputs,
                                       inference::ModelInferResponse* response);
 
 }  // namespace onyx::server

@@ -94,16 +94,48 @@ TEST_F(SharedMemoryIoTest, OutputsAreWrittenToTheRegionAndLeftEmptyInTheReply) {
   response.add_raw_output_contents("keep");
   response.add_outputs()->set_name("y");
   response.add_raw_output_contents("12345678");
-  ASSERT_TRUE(WriteSharedMemoryOutputs(request, registry_, &response).ok());
+  absl::StatusOr<SharedMemoryOutputs> outputs = ResolveSharedMemoryOutputs(request, registry_);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_TRUE(WriteSharedMemoryOutputs(request, *outputs, &response).ok());
   EXPECT_EQ(std::string(mapping_ + 100, 8), "12345678");
   EXPECT_EQ(response.raw_output_contents(0), "keep");
   EXPECT_EQ(response.raw_output_contents(1), "");
   EXPECT_EQ(response.outputs(1).parameters().at("shared_memory_region").string_param(), "region");
 
   response.set_raw_output_contents(1, "123456789");  // larger than byte_size 8
-  absl::Status too_big = WriteSharedMemoryOutputs(request, registry_, &response);
+  absl::Status too_big = WriteSharedMemoryOutputs(request, *outputs, &response);
   EXPECT_EQ(too_big.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(too_big.message(), HasSubstr("output 'y'"));
+}
+
+TEST_F(SharedMemoryIoTest, OutputRegionsAreHeldFromAcceptSoUnregisteringMidRunLosesNothing) {
+  inference::ModelInferRequest request;
+  request.set_model_name("mlp");
+  auto* wanted = request.add_outputs();
+  wanted->set_name("y");
+  SetShm(wanted->mutable_parameters(), 0, 4);
+  absl::StatusOr<SharedMemoryOutputs> outputs = ResolveSharedMemoryOutputs(request, registry_);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_TRUE(registry_.Unregister("region").ok());  // while the request "runs"
+  inference::ModelInferResponse response;
+  response.add_outputs()->set_name("y");
+  response.add_raw_output_contents("abcd");
+  ASSERT_TRUE(WriteSharedMemoryOutputs(request, *outputs, &response).ok());
+  EXPECT_EQ(std::string(mapping_, 4), "abcd");
+  // A request accepted after the unregistration is refused before it runs.
+  absl::StatusOr<SharedMemoryOutputs> late = ResolveSharedMemoryOutputs(request, registry_);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(late.status().message(), HasSubstr("model 'mlp': output 'y': "));
+}
+
+TEST_F(SharedMemoryIoTest, OutputRangesOutsideTheRegionAreRefusedAtAccept) {
+  inference::ModelInferRequest request;
+  auto* wanted = request.add_outputs();
+  wanted->set_name("y");
+  SetShm(wanted->mutable_parameters(), 200, 100);  // region is 256 bytes
+  absl::StatusOr<SharedMemoryOutputs> outputs = ResolveSharedMemoryOutputs(request, registry_);
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(outputs.status().message(), HasSubstr("output 'y'"));
 }
 
 }  // namespace
