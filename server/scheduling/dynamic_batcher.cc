@@ -36,6 +36,7 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(Options o
   for (int64_t i = 0; i < batcher->options_.instance_count; ++i) {
     batcher->workers_.emplace_back([b = batcher.get()] { b->WorkerLoop(); });
   }
+  batcher->reaper_ = std::thread([b = batcher.get()] { b->ReaperLoop(); });
   return batcher;
 }
 
@@ -89,6 +90,7 @@ void DynamicBatcher::Stop() {
   absl::MutexLock lock(&join_mu_);
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();
+  if (reaper_.joinable()) reaper_.join();
 }
 
 void DynamicBatcher::RemoveDead(absl::Time now, Work* work) {
@@ -165,10 +167,10 @@ bool DynamicBatcher::TakeWork(Work* work) {
     // Another run keeps the model busy: wait until enough rows arrived to fill
     // the batch (fewer cannot, whatever their shapes), until no engine run is
     // in progress (RunBatch counts a run done before it completes its
-    // requests), for the head's delay to run out, or for the earliest queued
-    // deadline.
-    absl::Time wake = send_by;
-    for (const Entry& entry : queue_) wake = std::min(wake, entry.deadline);
+    // requests), or for the head's delay to run out. Expired requests are the
+    // reaper's to complete; if it removes the head, the wait ends early at the
+    // old head's delay and the batch is planned again.
+    const absl::Time wake = send_by;
     const int64_t fill_at = arrived_rows_ + (max_batch_size_ - rows);
     auto changed = [this, fill_at]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       return arrived_rows_ >= fill_at || running_batches_ == 0 || stopping_;
@@ -209,6 +211,50 @@ void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
       std::move(batch[i].done)(results.status());
     }
   }
+}
+
+void DynamicBatcher::ReaperLoop() {
+  // Locked by hand: the lock is released around the callbacks.
+  mu_.Lock();
+  while (true) {
+    auto has_queue = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !queue_.empty() || stopping_;
+    };
+    mu_.Await(absl::Condition(&has_queue));
+    // While stopping, the workers drain the queue; the reaper keeps completing
+    // dead requests that a long run would otherwise hold up, until it is empty.
+    if (queue_.empty()) break;
+
+    const absl::Time now = clock_->Now();
+    Work work;
+    RemoveDead(now, &work);
+    if (!work.refused.empty()) {
+      // Counted as running so that InFlight() never misses them.
+      const int64_t refused = static_cast<int64_t>(work.refused.size());
+      running_ += refused;
+      mu_.Unlock();
+      for (auto& [entry, status] : work.refused) std::move(entry.done)(std::move(status));
+      work = Work{};  // release the requests before counting them done
+      mu_.Lock();
+      running_ -= refused;
+      continue;
+    }
+
+    // Sleep until the earliest queued deadline, the next cancellation poll, an
+    // arrival (it may expire sooner), the queue emptying, or stopping.
+    absl::Time wake = absl::InfiniteFuture();
+    for (const Entry& entry : queue_) {
+      wake = std::min(wake, entry.deadline);
+      if (entry.request->is_cancelled) wake = std::min(wake, now + kCancelPollInterval);
+    }
+    const int64_t seen_rows = arrived_rows_;
+    const bool seen_stopping = stopping_;
+    auto changed = [this, seen_rows, seen_stopping]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return arrived_rows_ != seen_rows || stopping_ != seen_stopping || queue_.empty();
+    };
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&changed), wake);
+  }
+  mu_.Unlock();
 }
 
 void DynamicBatcher::WorkerLoop() {

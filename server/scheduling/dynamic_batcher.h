@@ -10,7 +10,7 @@
 //   options.instance_count = 2;                 // two concurrent runs
 //   ASSIGN_OR_RETURN(auto batcher, DynamicBatcher::Create(std::move(options)));
 //   RETURN_IF_ERROR(batcher->Enqueue(std::move(request), [](auto result) { ... }));
-//   batcher->Stop();                            // drains, then joins the workers
+//   batcher->Stop();                            // drains, then joins the threads
 //
 // Forming a batch: a free worker looks at the oldest queued request (the head)
 // and gathers, in arrival order, every later request that CanShareBatch() with
@@ -29,8 +29,7 @@
 // smallest bucket holding it. The waiting worker is woken only when enough
 // rows have arrived to possibly fill max_batch_size (not per arrival), when
 // the other run's engine work ends (before that worker completes its requests,
-// which includes sending replies), at the head's delay or the earliest queued
-// deadline, or when stopping.
+// which includes sending replies), at the head's delay, or when stopping.
 // Incompatible requests are never merged; they form their own batches.
 // The batch is stacked along dimension 0, zero-padded to the smallest bucket
 // that holds it, run once, and each request gets exactly its own rows back
@@ -39,14 +38,19 @@
 // queue time (Enqueue until a worker took it) and its batch's engine run time,
 // both on the injected Clock.
 //
-// Deadlines and cancellation: whenever a worker forms a batch it first
-// completes every queued request whose deadline (InferenceRequest::deadline,
-// or `timeout` after Enqueue) has passed with DEADLINE_EXCEEDED, and every one
-// whose is_cancelled() returns true with CANCELLED; neither ever runs. A worker
-// waiting for a batch to fill also wakes at the earliest queued deadline.
+// Deadlines and cancellation: a queued request whose deadline
+// (InferenceRequest::deadline, or `timeout` after Enqueue) has passed is
+// completed with DEADLINE_EXCEEDED, and one whose is_cancelled() returns true
+// with CANCELLED; neither ever runs. This happens promptly even while every
+// worker is busy: one reaper thread per batcher sleeps until the earliest
+// queued deadline and, while any queued request has an is_cancelled, polls it
+// every kCancelPollInterval (cancellation has no event to wait on). A worker
+// forming a batch also drops such requests first. Each request's done runs
+// exactly once, outside the batcher's lock.
 //
-// Workers are created by Create(), instance_count of them; no thread is started
-// per request. Time comes from the injected Clock (tests use a fake one).
+// Workers are created by Create(), instance_count of them, plus the reaper; no
+// thread is started per request. Time comes from the injected Clock (tests use
+// a fake one).
 // Thread-safe.
 #pragma once
 
@@ -85,6 +89,10 @@ using TimingObserver = std::function<void(absl::Duration queued, absl::Duration 
 
 class DynamicBatcher final : public Scheduler {
  public:
+  // How often, on the injected Clock, the reaper asks queued requests whether
+  // they were cancelled (only while some queued request has an is_cancelled).
+  static constexpr absl::Duration kCancelPollInterval = absl::Milliseconds(5);
+
   struct Options {
     // Used in error messages.
     std::string model_name;
@@ -114,7 +122,7 @@ class DynamicBatcher final : public Scheduler {
   // than the largest bucket.
   static absl::StatusOr<std::unique_ptr<DynamicBatcher>> Create(Options options);
 
-  // Stops (draining) and joins the workers.
+  // Stops (draining) and joins the workers and the reaper.
   ~DynamicBatcher() override;
 
   // RESOURCE_EXHAUSTED names the model and max_queue_size; INVALID_ARGUMENT
@@ -141,6 +149,9 @@ class DynamicBatcher final : public Scheduler {
 
   DynamicBatcher(Options options, int64_t max_batch_size);
   void WorkerLoop();
+  // Completes dead queued requests while the workers are busy; returns when
+  // stopped and the queue is empty.
+  void ReaperLoop();
   // Blocks until there is work; false when stopped and the queue is empty.
   bool TakeWork(Work* work);
   // Moves expired and cancelled requests from the queue to `refused`.
@@ -163,6 +174,7 @@ class DynamicBatcher final : public Scheduler {
 
   absl::Mutex join_mu_;  // serialises Stop() callers while they join
   std::vector<std::thread> workers_ ABSL_GUARDED_BY(join_mu_);
+  std::thread reaper_ ABSL_GUARDED_BY(join_mu_);
 };
 
 }  // namespace onyx::server

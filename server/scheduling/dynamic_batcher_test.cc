@@ -3,6 +3,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -499,7 +500,7 @@ TEST(DynamicBatcherTest, ExpiredRequestsGetDeadlineExceededWithoutRunning) {
   ASSERT_TRUE(batcher->Enqueue(std::move(by_deadline), outcomes.Callback(1)).ok());
   ASSERT_TRUE(batcher->Enqueue(std::move(keeper), outcomes.Callback(2)).ok());
 
-  // The waiting worker wakes at the earliest deadline, before the delay.
+  // The reaper wakes at the earliest deadline, before the delay.
   ASSERT_TRUE(clock->AwaitWaiter(start + absl::Microseconds(100)));
   clock->Advance(absl::Microseconds(100));
   ASSERT_TRUE(outcomes.AwaitCount(1));
@@ -545,6 +546,106 @@ TEST(DynamicBatcherTest, CancelledRequestsNeverRun) {
   const auto calls = row_model.model()->calls();
   ASSERT_EQ(calls.size(), 2u);  // the blocker and request 2 only
   EXPECT_THAT(FloatValues(calls[1].feeds.at(0).second.tensor()), ElementsAre(60));
+}
+
+// Every input value the engine was given, over all runs.
+std::vector<float> AllEngineInputs(const FakeModel& model) {
+  std::vector<float> all;
+  for (const FakeModel::Call& call : model.calls()) {
+    for (float v : FloatValues(call.feeds.at(0).second.tensor())) all.push_back(v);
+  }
+  return all;
+}
+
+TEST(DynamicBatcherTest, DeadRequestsAreAnsweredWhileTheOnlyWorkerIsBusy) {
+  RowModel row_model({1, 2, 4});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {1, 2, 4};
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);  // one worker
+  HoldOneWorker(*batcher, row_model, outcomes, 1);
+  const absl::Time start = clock->Now();
+  auto expiring = Rows(1, 1, 10);
+  expiring->timeout = absl::Microseconds(100);
+  auto cancelled_flag = std::make_shared<std::atomic<bool>>(false);
+  auto cancellable = Rows(1, 1, 20);
+  cancellable->is_cancelled = [cancelled_flag] { return cancelled_flag->load(); };
+  auto keeper = Rows(1, 1, 30);
+  ASSERT_TRUE(batcher->Enqueue(std::move(expiring), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(batcher->Enqueue(std::move(cancellable), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(
+      batcher->Enqueue(std::make_unique<InferenceRequest>(*keeper), outcomes.Callback(2)).ok());
+
+  // The deadline passes while the worker is still blocked in its run.
+  ASSERT_TRUE(clock->AwaitWaiter(start + absl::Microseconds(100)));
+  clock->Advance(absl::Microseconds(100));
+  ASSERT_TRUE(outcomes.AwaitCount(1));
+  EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(outcomes.Get(0).status().message(), HasSubstr("'fake'"));
+
+  // The client goes away while the reaper sleeps; its next poll notices it.
+  const absl::Time poll = start + absl::Microseconds(100) + DynamicBatcher::kCancelPollInterval;
+  ASSERT_TRUE(clock->AwaitWaiter(poll));
+  cancelled_flag->store(true);
+  clock->Advance(DynamicBatcher::kCancelPollInterval);
+  ASSERT_TRUE(outcomes.AwaitCount(2));
+  EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(outcomes.Get(1).status().message(), HasSubstr("'fake'"));
+  EXPECT_EQ(outcomes.size(), 2u);  // neither the blocker nor the keeper is done
+  EXPECT_EQ(batcher->QueueDepth(), 1);
+  EXPECT_EQ(row_model.model()->calls().size(), 1u);  // the blocker only
+
+  row_model.Open();
+  batcher->Stop();
+  EXPECT_EQ(outcomes.size(), 4u);
+  ExpectRows(outcomes, 2, *keeper, 1);
+  EXPECT_THAT(AllEngineInputs(*row_model.model()), ElementsAre(kBlock, 30));
+}
+
+TEST(DynamicBatcherTest, StopAnswersDeadAndLiveQueuedRequestsExactlyOnce) {
+  RowModel row_model({1, 2, 4});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.buckets = {1, 2, 4};
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);  // one worker
+  HoldOneWorker(*batcher, row_model, outcomes, 1);
+  const absl::Time start = clock->Now();
+  auto live_a = Rows(1, 1, 10);
+  auto expiring = Rows(1, 1, 20);
+  expiring->deadline = start + absl::Milliseconds(1);
+  auto cancelled_flag = std::make_shared<std::atomic<bool>>(false);
+  auto cancellable = Rows(1, 1, 30);
+  cancellable->is_cancelled = [cancelled_flag] { return cancelled_flag->load(); };
+  auto live_b = Rows(1, 1, 40);
+  live_b->deadline = start + absl::Hours(1);
+  ASSERT_TRUE(
+      batcher->Enqueue(std::make_unique<InferenceRequest>(*live_a), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(batcher->Enqueue(std::move(expiring), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(batcher->Enqueue(std::move(cancellable), outcomes.Callback(2)).ok());
+  ASSERT_TRUE(
+      batcher->Enqueue(std::make_unique<InferenceRequest>(*live_b), outcomes.Callback(3)).ok());
+
+  // Stop waits for the blocked run; meanwhile both dead requests die.
+  std::thread stopper([&batcher] { batcher->Stop(); });
+  cancelled_flag->store(true);
+  clock->Advance(DynamicBatcher::kCancelPollInterval);  // past the deadline and a poll
+  ASSERT_TRUE(outcomes.AwaitCount(2));
+  EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(outcomes.Get(2).status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(row_model.model()->calls().size(), 1u);  // the blocker only
+
+  row_model.Open();
+  stopper.join();
+  EXPECT_EQ(outcomes.size(), 5u);  // each once (Outcomes fails on a second answer)
+  ExpectRows(outcomes, 0, *live_a, 1);
+  ExpectRows(outcomes, 3, *live_b, 1);
+  EXPECT_TRUE(outcomes.Get(-1).ok());
+  EXPECT_EQ(batcher->InFlight(), 0);
+  EXPECT_THAT(AllEngineInputs(*row_model.model()),
+              ::testing::UnorderedElementsAre(kBlock, 10, 40));
 }
 
 TEST(DynamicBatcherTest, InstanceCountWorkersRunConcurrentlyAndNoMore) {
