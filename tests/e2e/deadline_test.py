@@ -215,6 +215,9 @@ def build_cases(client, context):
                       "probe %d: %s %r, want DEADLINE_EXCEEDED saying it was queued"
                       % (i, e.code(), e.details()))
                 check(MODEL in e.details(), "probe %d: %r does not name the model" % (i, e.details()))
+        # The server answers them when their timeout passes, not when the
+        # busy worker frees up: the blocker is still running.
+        check(not blocker.done(), "the timeout probes were answered only after the blocker's run")
         finish_round(blocker)
         expect_counts(before, PROBES)
         got = requests_total("DEADLINE_EXCEEDED") - counted
