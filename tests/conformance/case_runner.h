@@ -44,4 +44,8 @@ std::string CaseOpType(const std::string& case_dir);
 // Momentum, Gradient, and training-mode Dropout / BatchNormalization.
 bool IsTrainingOnlyCase(absl::string_view name);
 
+// True for cases whose expected outputs are one random draw (Bernoulli): they
+// cannot be compared value by value, so the runner skips them.
+bool IsRandomOutputCase(absl::string_view name);
+
 }  // namespace onyx::conformance

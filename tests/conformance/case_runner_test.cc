@@ -23,6 +23,15 @@ TEST(CaseRunnerTest, TrainingOnlyCasesByName) {
   }
 }
 
+TEST(CaseRunnerTest, BernoulliCasesAreRandomOutputCases) {
+  for (const char* name : {"test_bernoulli", "test_bernoulli_double_expanded", "test_bernoulli_seed"}) {
+    EXPECT_TRUE(IsRandomOutputCase(name)) << name;
+  }
+  for (const char* name : {"test_dropout_default", "test_randomuniformlike", "test_add"}) {
+    EXPECT_FALSE(IsRandomOutputCase(name)) << name;
+  }
+}
+
 // Writes a model whose graph has the given (op_type, output) nodes.
 std::string WriteModel(const std::string& case_name, std::vector<std::pair<std::string, std::string>> nodes) {
   const fs::path dir = fs::path(::testing::TempDir()) / "cases" / case_name;

@@ -17,6 +17,7 @@ using testing::Int64Tensor;
 using testing::IntAttr;
 using testing::IntsAttr;
 using testing::ModelBuilder;
+using testing::FloatAttr;
 using testing::StringAttr;
 
 Tensor StringTensor(const std::vector<int64_t>& dims, const std::vector<std::string>& values) {
@@ -38,6 +39,41 @@ template <typename T>
 std::vector<T> Values(const Value& v) {
   const Tensor& t = v.tensor();
   return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
+}
+
+// Bernoulli's values depend on the generator, so the ONNX backend cases (drawn
+// with numpy's) cannot match bit for bit; these check what the spec fixes:
+// each output is 0 or 1 with probability p, and a seed repeats the draw.
+TEST(TensorOpsTest, BernoulliDrawsOnesWithTheInputProbability) {
+  constexpr int64_t kDraws = 200000;
+  ModelBuilder m(15);
+  m.Input("p", DataType::kFloat, {kDraws}).Output("y", DataType::kFloat, {kDraws});
+  m.Node("Bernoulli", {"p"}, {"y"}, "draw");
+  Tensor p = Tensor::Allocate(DataType::kFloat, {kDraws});
+  for (int64_t i = 0; i < kDraws; ++i) p.mutable_data<float>()[i] = i % 2 == 0 ? 0.3f : 0.0f;
+  auto out = RunModel(m, {{"p", Value(p)}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<float> y = Values<float>((*out)[0]);
+  int64_t ones_at_03 = 0;
+  for (int64_t i = 0; i < kDraws; ++i) {
+    ASSERT_TRUE(y[i] == 0.0f || y[i] == 1.0f) << "y[" << i << "] = " << y[i];
+    if (i % 2 == 1) ASSERT_EQ(y[i], 0.0f) << "p = 0 drew a 1 at " << i;
+    ones_at_03 += y[i] == 1.0f;
+  }
+  // 100000 draws at p = 0.3: mean 0.3, standard deviation ~0.00145; 0.01 is ~7 sigma.
+  EXPECT_NEAR(static_cast<double>(ones_at_03) / (kDraws / 2), 0.3, 0.01);
+}
+
+TEST(TensorOpsTest, BernoulliWithASeedRepeatsItsDraw) {
+  ModelBuilder m(15);
+  m.Input("p", DataType::kFloat, {64}).Output("y", DataType::kFloat, {64});
+  m.Node("Bernoulli", {"p"}, {"y"}, "draw").add_attribute()->CopyFrom(FloatAttr("seed", 7.0f));
+  Tensor p = Tensor::Allocate(DataType::kFloat, {64});
+  for (int64_t i = 0; i < 64; ++i) p.mutable_data<float>()[i] = 0.5f;
+  auto first = RunModel(m, {{"p", Value(p)}}, {"y"});
+  auto second = RunModel(m, {{"p", Value(p)}}, {"y"});
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(Values<float>((*first)[0]), Values<float>((*second)[0]));
 }
 
 TEST(TensorOpsTest, GatherStringsWithNegativeIndex) {
