@@ -96,10 +96,13 @@ void DynamicBatcher::Stop() {
 void DynamicBatcher::RemoveDead(absl::Time now, Work* work) {
   for (auto it = queue_.begin(); it != queue_.end();) {
     absl::Status status;
-    if (now >= it->deadline) {
+    const bool cancelled = it->request->is_cancelled && it->request->is_cancelled();
+    // gRPC cancels a call itself when its deadline passes, on its own clock: a
+    // cancellation that close to the deadline is the deadline.
+    if (now >= it->deadline || (cancelled && now >= it->deadline - kDeadlineCancelSlack)) {
       status = absl::DeadlineExceededError(absl::StrCat(
           "model '", options_.model_name, "': deadline passed while the request was queued"));
-    } else if (it->request->is_cancelled && it->request->is_cancelled()) {
+    } else if (cancelled) {
       status = absl::CancelledError(
           absl::StrCat("model '", options_.model_name, "': request cancelled while queued"));
     } else {

@@ -92,6 +92,10 @@ class DynamicBatcher final : public Scheduler {
   // How often, on the injected Clock, the reaper asks queued requests whether
   // they were cancelled (only while some queued request has an is_cancelled).
   static constexpr absl::Duration kCancelPollInterval = absl::Milliseconds(5);
+  // A queued request cancelled within this of its deadline counts as
+  // DEADLINE_EXCEEDED: gRPC cancels calls at their deadline on its own clock,
+  // which can run ahead of ours.
+  static constexpr absl::Duration kDeadlineCancelSlack = absl::Milliseconds(50);
 
   struct Options {
     // Used in error messages.
