@@ -19,9 +19,7 @@ exits non-zero on any failure. onyxd is always stopped.
 
 import os
 import re
-import shutil
 import sys
-import tempfile
 import threading
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -71,131 +69,91 @@ def merged_runs(metrics_address):
     return int(count - buckets.get("1", 0.0)), int(count)
 
 
+def build_cases(client, repo):
+    grpc = client.grpc
+    pb = client.pb
+    stub = client.stub
+    metrics_address = client.metrics_address
+    params = base.load_initializers(os.path.join(repo, "mlp", "1", "model.onnx"))
+    rng = np.random.default_rng(20261130)
+    inputs = []
+    for _ in range(CLIENTS * REQUESTS_PER_CLIENT):
+        rows = int(rng.integers(1, 9))
+        inputs.append(rng.normal(0.0, 1.0, size=(rows, FEATURES)).astype(np.float32))
+    alone = [None] * len(inputs)
+
+    def infer(x):
+        resp = stub.ModelInfer(mlp_request(pb, x), timeout=base.RPC_TIMEOUT_S)
+        return base.output_array(resp, "probabilities")
+
+    def unbatched_baseline():
+        for i, x in enumerate(inputs):
+            alone[i] = infer(x)
+            base.expect_close(alone[i], base.mlp_forward(params, x))
+        merged, runs = merged_runs(metrics_address)
+        base.check(runs >= len(inputs), "only %d engine runs counted for %d requests"
+                   % (runs, len(inputs)))
+        base.check(merged == 0, "%d runs merged requests sent one at a time" % merged)
+
+    def concurrent_mixed_batches():
+        base.check(all(a is not None for a in alone), "no unbatched baseline")
+        errors = []
+        lock = threading.Lock()
+        start = threading.Barrier(CLIENTS)
+
+        def client(c):
+            start.wait()
+            for k in range(REQUESTS_PER_CLIENT):
+                i = c * REQUESTS_PER_CLIENT + k
+                try:
+                    got = infer(inputs[i])
+                    base.check(got.shape == alone[i].shape, "request %d: shape %r, want %r"
+                               % (i, got.shape, alone[i].shape))
+                    if not np.allclose(got, alone[i], rtol=SAME_RTOL, atol=SAME_ATOL):
+                        raise base.CaseFailure(
+                            "request %d (%d rows): differs from its unbatched result by %.3g"
+                            % (i, len(inputs[i]), np.max(np.abs(got - alone[i]))))
+                except (base.CaseFailure, grpc.RpcError) as e:
+                    with lock:
+                        errors.append(str(e) if isinstance(e, base.CaseFailure)
+                                      else "request %d: rpc %s: %s" % (i, e.code(), e.details()))
+
+        with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
+            list(pool.map(client, range(CLIENTS)))
+        base.check(not errors, "%d of %d requests wrong; first: %s"
+                   % (len(errors), len(inputs), errors[0] if errors else ""))
+
+    def batches_formed():
+        buckets, count = batch_histogram(metrics_address)
+        merged, runs = merged_runs(metrics_address)
+        print("  onyx_batch_requests{model=\"mlp\"}: %d runs, %d merged >1 request; "
+              "cumulative buckets %s" % (runs, merged, buckets))
+        base.check(merged > 0, "no engine run merged more than one request")
+        base.check(runs < 2 * len(inputs), "%d runs for %d requests: nothing was saved"
+                   % (runs, 2 * len(inputs)))
+
+    def timeout_parameter():
+        req = mlp_request(pb, inputs[0])
+        req.parameters["timeout"].int64_param = 0
+        try:
+            stub.ModelInfer(req, timeout=base.RPC_TIMEOUT_S)
+        except grpc.RpcError as e:
+            base.check(e.code() == grpc.StatusCode.DEADLINE_EXCEEDED,
+                       "status %s (%s), want DEADLINE_EXCEEDED" % (e.code(), e.details()))
+            return
+        raise base.CaseFailure("request succeeded, want DEADLINE_EXCEEDED")
+
+    return [
+        ("unbatched_baseline_matches_numpy", unbatched_baseline),
+        ("concurrent_%d_clients_equal_unbatched" % CLIENTS, concurrent_mixed_batches),
+        ("batches_of_more_than_one_request_formed", batches_formed),
+        ("timeout_parameter_deadline_exceeded", timeout_parameter),
+    ]
+
+
 def main():
-    args = base.parse_args(__doc__)
-
-    tmp = tempfile.mkdtemp(prefix="onyx_batching_")
-    passed = failed = 0
-    proc = None
-    stderr_path = os.path.join(tmp, "onyxd.stderr")
-    try:
-        mods = base.stubs_in(args.proto_dir, tmp)
-        if mods is None:
-            print("0 passed, 1 failed")
-            return 1
-
-        proc, address, metrics_address, failure = base.launch_onyxd(args.onyxd, args.repo, mods, tmp)
-        if failure is not None:
-            print("0 passed, 1 failed")
-            return 1
-
-        import grpc
-        pb = mods["grpc_service_pb2"]
-        channel = grpc.insecure_channel(address)
-        stub = mods["grpc_service_pb2_grpc"].GRPCInferenceServiceStub(channel)
-        params = base.load_initializers(os.path.join(args.repo, "mlp", "1", "model.onnx"))
-        rng = np.random.default_rng(20261130)
-        inputs = []
-        for _ in range(CLIENTS * REQUESTS_PER_CLIENT):
-            rows = int(rng.integers(1, 9))
-            inputs.append(rng.normal(0.0, 1.0, size=(rows, FEATURES)).astype(np.float32))
-        alone = [None] * len(inputs)
-
-        def infer(x):
-            resp = stub.ModelInfer(mlp_request(pb, x), timeout=base.RPC_TIMEOUT_S)
-            return base.output_array(resp, "probabilities")
-
-        def unbatched_baseline():
-            for i, x in enumerate(inputs):
-                alone[i] = infer(x)
-                base.expect_close(alone[i], base.mlp_forward(params, x))
-            merged, runs = merged_runs(metrics_address)
-            base.check(runs >= len(inputs), "only %d engine runs counted for %d requests"
-                       % (runs, len(inputs)))
-            base.check(merged == 0, "%d runs merged requests sent one at a time" % merged)
-
-        def concurrent_mixed_batches():
-            base.check(all(a is not None for a in alone), "no unbatched baseline")
-            errors = []
-            lock = threading.Lock()
-            start = threading.Barrier(CLIENTS)
-
-            def client(c):
-                start.wait()
-                for k in range(REQUESTS_PER_CLIENT):
-                    i = c * REQUESTS_PER_CLIENT + k
-                    try:
-                        got = infer(inputs[i])
-                        base.check(got.shape == alone[i].shape, "request %d: shape %r, want %r"
-                                   % (i, got.shape, alone[i].shape))
-                        if not np.allclose(got, alone[i], rtol=SAME_RTOL, atol=SAME_ATOL):
-                            raise base.CaseFailure(
-                                "request %d (%d rows): differs from its unbatched result by %.3g"
-                                % (i, len(inputs[i]), np.max(np.abs(got - alone[i]))))
-                    except (base.CaseFailure, grpc.RpcError) as e:
-                        with lock:
-                            errors.append(str(e) if isinstance(e, base.CaseFailure)
-                                          else "request %d: rpc %s: %s" % (i, e.code(), e.details()))
-
-            with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
-                list(pool.map(client, range(CLIENTS)))
-            base.check(not errors, "%d of %d requests wrong; first: %s"
-                       % (len(errors), len(inputs), errors[0] if errors else ""))
-
-        def batches_formed():
-            buckets, count = batch_histogram(metrics_address)
-            merged, runs = merged_runs(metrics_address)
-            print("  onyx_batch_requests{model=\"mlp\"}: %d runs, %d merged >1 request; "
-                  "cumulative buckets %s" % (runs, merged, buckets))
-            base.check(merged > 0, "no engine run merged more than one request")
-            base.check(runs < 2 * len(inputs), "%d runs for %d requests: nothing was saved"
-                       % (runs, 2 * len(inputs)))
-
-        def timeout_parameter():
-            req = mlp_request(pb, inputs[0])
-            req.parameters["timeout"].int64_param = 0
-            try:
-                stub.ModelInfer(req, timeout=base.RPC_TIMEOUT_S)
-            except grpc.RpcError as e:
-                base.check(e.code() == grpc.StatusCode.DEADLINE_EXCEEDED,
-                           "status %s (%s), want DEADLINE_EXCEEDED" % (e.code(), e.details()))
-                return
-            raise base.CaseFailure("request succeeded, want DEADLINE_EXCEEDED")
-
-        cases = [
-            ("unbatched_baseline_matches_numpy", unbatched_baseline),
-            ("concurrent_%d_clients_equal_unbatched" % CLIENTS, concurrent_mixed_batches),
-            ("batches_of_more_than_one_request_formed", batches_formed),
-            ("timeout_parameter_deadline_exceeded", timeout_parameter),
-        ]
-        for name, fn in cases:
-            try:
-                fn()
-                print("PASS %s" % name)
-                passed += 1
-            except base.CaseFailure as e:
-                print("FAIL %s: %s" % (name, e))
-                failed += 1
-            except grpc.RpcError as e:
-                print("FAIL %s: rpc %s: %s" % (name, e.code(), e.details()))
-                failed += 1
-            except Exception as e:  # noqa: BLE001 - a broken case must not hide the others
-                print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
-                failed += 1
-            sys.stdout.flush()
-            if proc.poll() is not None:
-                print("onyxd exited early with status %s" % proc.returncode)
-                print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
-                failed += 1
-                break
-        channel.close()
-    finally:
-        if proc is not None:
-            base.stop(proc)
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return base.run_suite(__doc__, "onyx_batching_", lambda args, tmp: (args.repo, args.repo),
+                          build_cases)
 
 
 if __name__ == "__main__":
