@@ -738,17 +738,25 @@ TEST(DynamicBatcherTest, ModelWithoutBucketsRunsRequestsAlone) {
   EXPECT_THAT(FloatValues(outcomes.Get(2)->outputs.at(0)), ElementsAre(2, 2));
 }
 
+// A model with the single bucket 8 whose every run takes exactly `run` of
+// fake time and echoes its first feed; runs whose first value is kBlock wait
+// at `gate`.
+std::shared_ptr<FakeModel> TimedEchoModel(std::shared_ptr<FakeClock> clock, Gate& gate,
+                                          absl::Duration run) {
+  return std::make_shared<FakeModel>(
+      std::vector<int64_t>{8},
+      gate.Wrap([clock, run](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+                    -> absl::StatusOr<std::vector<onyx::Value>> {
+        clock->Advance(run);
+        return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
+      }));
+}
+
 TEST(DynamicBatcherTest, ResultsCarryQueueAndRunTimesAndEachRunIsObservedOnce) {
   auto clock = std::make_shared<FakeClock>();
   Gate gate;
   // The engine run takes exactly 7 ms of fake time.
-  auto model = std::make_shared<FakeModel>(
-      std::vector<int64_t>{8},
-      gate.Wrap([clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
-                    -> absl::StatusOr<std::vector<onyx::Value>> {
-        clock->Advance(absl::Milliseconds(7));
-        return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
-      }));
+  auto model = TimedEchoModel(clock, gate, absl::Milliseconds(7));
   absl::Mutex mu;
   std::vector<std::pair<int64_t, absl::Duration>> runs;
   DynamicBatcher::Options options;
@@ -792,13 +800,7 @@ TEST(DynamicBatcherTest, TimingObserverSeesEachRequestsQueueWaitAndItsRun) {
   auto clock = std::make_shared<FakeClock>();
   Gate gate;
   // The engine run takes exactly 3 ms of fake time.
-  auto model = std::make_shared<FakeModel>(
-      std::vector<int64_t>{8},
-      gate.Wrap([clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
-                    -> absl::StatusOr<std::vector<onyx::Value>> {
-        clock->Advance(absl::Milliseconds(3));
-        return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
-      }));
+  auto model = TimedEchoModel(clock, gate, absl::Milliseconds(3));
   absl::Mutex mu;
   std::vector<std::pair<absl::Duration, absl::Duration>> timings;
   DynamicBatcher::Options options;
