@@ -8,6 +8,7 @@
 #include "optimizer/fuse_conv_activation.h"
 #include "optimizer/fuse_conv_batchnorm.h"
 #include "optimizer/fuse_gelu.h"
+#include "optimizer/fuse_gemm_activation.h"
 #include "optimizer/fuse_layer_norm.h"
 #include "optimizer/fuse_matmul_add.h"
 #include "optimizer/eliminate_dropout.h"
@@ -96,6 +97,7 @@ std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(Optimization
   passes.push_back(std::make_unique<FuseConvBatchNorm>());
   passes.push_back(std::make_unique<FuseConvActivation>());
   passes.push_back(std::make_unique<FuseMatMulAdd>());
+  passes.push_back(std::make_unique<FuseGemmActivation>());
   passes.push_back(std::make_unique<FuseGelu>());
   passes.push_back(std::make_unique<FuseLayerNorm>());
   return passes;

@@ -153,6 +153,46 @@ TEST(OptimizerTest, FusesMatMulAddForBatchedInputs) {
   EXPECT_EQ(Count(basic.after, "MatMul"), 1);
 }
 
+TEST(OptimizerTest, FusesGemmRelu) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {5, 8}).Output("y", DataType::kFloat, {5, 4});
+  m.Initializer("w", RandomFloatTensor({4, 8}, 12));
+  m.Initializer("b", RandomFloatTensor({4}, 13));
+  *m.Node("Gemm", {"x", "w", "b"}, {"g"}, "fc").add_attribute() = testing::IntAttr("transB", 1);
+  m.Node("Relu", {"g"}, {"y"});
+  // Random inputs put about half of the products below zero: the comparison
+  // with the unfused graph checks the clamping, not only the product.
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({5, 8}, 14))}});
+  EXPECT_EQ(Total(c.before), 2);
+  EXPECT_EQ(Total(c.after), 1);
+  EXPECT_EQ(Count(c.after, "FusedGemm"), 1);
+}
+
+TEST(OptimizerTest, FusesReluIntoFusedMatMul) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 3, 8}).Output("y", DataType::kFloat, {2, 3, 4});
+  m.Initializer("w", RandomFloatTensor({8, 4}, 15));
+  m.Initializer("b", RandomFloatTensor({4}, 16));
+  m.Node("MatMul", {"x", "w"}, {"xw"});
+  m.Node("Add", {"xw", "b"}, {"a"});
+  m.Node("Relu", {"a"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 8}, 17))}});
+  EXPECT_EQ(Total(c.before), 3);
+  EXPECT_EQ(Total(c.after), 1);
+  EXPECT_EQ(Count(c.after, "FusedMatMul"), 1);
+}
+
+TEST(OptimizerTest, KeepsReluWhenTheProductHasAnotherReader) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {3, 4}).Output("y", DataType::kFloat, {3, 4}).Output("g", DataType::kFloat, {3, 4});
+  m.Initializer("w", RandomFloatTensor({4, 4}, 18));
+  m.Node("Gemm", {"x", "w"}, {"g"});
+  m.Node("Relu", {"g"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({3, 4}, 19))}});
+  EXPECT_EQ(Count(c.after, "Relu"), 1);
+  EXPECT_EQ(Count(c.after, "FusedGemm"), 0);
+}
+
 TEST(OptimizerTest, FusesErfGelu) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {4, 8}).Output("y", DataType::kFloat, {4, 8});

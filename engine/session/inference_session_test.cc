@@ -68,10 +68,12 @@ TEST(InferenceSessionTest, WritesOptimizedModelThatPassesTheChecker) {
   onnx::ModelProto model;
   ASSERT_TRUE(model.ParseFromIstream(&in));
   EXPECT_NO_THROW(onnx::checker::check_model(model));
-  // MatMul+Add fused into com.onyx FusedMatMul, Identity removed, Relu kept.
-  ASSERT_EQ(model.graph().node_size(), 2);
+  // MatMul+Add+Relu fused into one com.onyx FusedMatMul, Identity removed.
+  ASSERT_EQ(model.graph().node_size(), 1);
   EXPECT_EQ(model.graph().node(0).domain(), "com.onyx");
   EXPECT_EQ(model.graph().node(0).op_type(), "FusedMatMul");
+  ASSERT_EQ(model.graph().node(0).attribute_size(), 1);
+  EXPECT_EQ(model.graph().node(0).attribute(0).s(), "Relu");
   // The rewritten model loads and runs again in a fresh session.
   auto reloaded = InferenceSession::Create(path, {});
   ASSERT_TRUE(reloaded.ok()) << reloaded.status();

@@ -13,16 +13,13 @@ namespace {
 class FusedConv final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
-    std::string activation = info.AttrOr<std::string>("activation", "");
-    if (activation != "Relu" && !activation.empty()) {
-      return info.Error("unsupported activation '" + activation + "' (supported: Relu)");
-    }
+    ASSIGN_OR_RETURN(bool relu, ParseReluActivation(info));
     // The convolution itself is the CPU provider's Conv kernel, built from the
     // same attributes (it ignores the extra Z input).
     auto entries = CpuKernelRegistry().Entries("", "Conv");
     if (entries.empty()) return info.Error("no CPU Conv kernel to fuse with");
     ASSIGN_OR_RETURN(auto conv, entries.back()->factory(info));
-    return std::unique_ptr<OpKernel>(new FusedConv(std::move(conv), activation == "Relu"));
+    return std::unique_ptr<OpKernel>(new FusedConv(std::move(conv), relu));
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {

@@ -1,13 +1,29 @@
 #include "providers/cpu/fused/fused_kernels.h"
+
+#include "common/parallel_for.h"
 #include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
 
 void RegisterFusedKernels(KernelRegistry& r) {
   RegisterFusedConvKernels(r);
+  RegisterFusedGemmKernels(r);
   RegisterFusedMatMulKernels(r);
   RegisterGeluKernels(r);
   RegisterLayerNormKernels(r);
+}
+
+absl::StatusOr<bool> ParseReluActivation(const OpKernelInfo& info) {
+  const std::string activation = info.AttrOr<std::string>("activation", "");
+  if (activation.empty()) return false;
+  if (activation == "Relu") return true;
+  return info.Error("unsupported activation '" + activation + "' (supported: Relu)");
+}
+
+void ReluInPlace(float* data, int64_t n) {
+  ParallelFor(n, 16384, [data](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) data[i] = data[i] < 0.f ? 0.f : data[i];
+  });
 }
 
 }  // namespace onyx

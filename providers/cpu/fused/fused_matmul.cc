@@ -1,5 +1,6 @@
 // com.onyx FusedMatMul(A, B, bias): A [..., K] x B [K, N] + bias [N], as one
-// GEMM over all of A's leading dimensions.
+// GEMM over all of A's leading dimensions, then the optional `activation`
+// ("Relu").
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
 #include "partition/partitioner.h"
@@ -11,7 +12,10 @@ namespace {
 
 class FusedMatMul final : public OpKernel {
  public:
-  explicit FusedMatMul(const OpKernelInfo&) {}
+  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
+    ASSIGN_OR_RETURN(bool relu, ParseReluActivation(info));
+    return std::unique_ptr<OpKernel>(new FusedMatMul(relu));
+  }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
     const Tensor& a = *ctx.Input(0);
@@ -31,8 +35,14 @@ class FusedMatMul final : public OpKernel {
     float* py = y->mutable_data<float>();
     const float* pb = bias.data<float>();
     for (int64_t r = 0; r < rows; ++r) std::copy(pb, pb + n, py + r * n);
-    return Sgemm(false, false, rows, n, k, 1.f, a.data<float>(), k, b.data<float>(), n, 1.f, py, n);
+    RETURN_IF_ERROR(Sgemm(false, false, rows, n, k, 1.f, a.data<float>(), k, b.data<float>(), n, 1.f, py, n));
+    if (relu_) ReluInPlace(py, y->num_elements());
+    return absl::OkStatus();
   }
+
+ private:
+  explicit FusedMatMul(bool relu) : relu_(relu) {}
+  bool relu_;
 };
 
 }  // namespace

@@ -1,0 +1,44 @@
+#include "optimizer/fuse_gemm_activation.h"
+
+#include "partition/partitioner.h"
+
+namespace onyx {
+
+absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
+  bool changed = false;
+  for (size_t i = 0; i < graph.NodeCapacity(); ++i) {
+    Node* product = graph.node(i);
+    const bool gemm = IsOp(product, "Gemm");
+    const bool fused_matmul = product != nullptr && product->domain == kOnyxDomain &&
+                              product->op_type == "FusedMatMul" && !product->attributes.count("activation");
+    if (!gemm && !fused_matmul) continue;
+    const ValueInfo* out = graph.FindValueInfo(product->outputs[0]);
+    if (out == nullptr || out->type != DataType::kFloat) continue;
+    Node* relu = SoleConsumer(graph, product->outputs[0]);
+    if (!IsOp(relu, "Relu")) continue;
+    auto fused = std::make_unique<Node>();
+    if (gemm) {
+      fused->name = product->name.empty() ? graph.UniqueValueName("FusedGemm") : product->name + "_fused";
+      fused->op_type = "FusedGemm";
+    } else {
+      fused->name = product->name;
+      fused->op_type = product->op_type;
+    }
+    fused->domain = kOnyxDomain;
+    fused->inputs = product->inputs;
+    fused->attributes = product->attributes;
+    fused->outputs = {relu->outputs[0]};
+    onnx::AttributeProto activation;
+    activation.set_name("activation");
+    activation.set_type(onnx::AttributeProto::STRING);
+    activation.set_s("Relu");
+    fused->attributes["activation"] = activation;
+    graph.RemoveNode(relu->index);
+    graph.RemoveNode(product->index);
+    graph.AddNode(std::move(fused));
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace onyx

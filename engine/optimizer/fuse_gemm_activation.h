@@ -1,0 +1,20 @@
+// Gemm + Relu -> com.onyx FusedGemm, and FusedMatMul + Relu -> FusedMatMul with
+// `activation` = "Relu": the activation is applied to the product while it is
+// still hot in cache, and the Relu's separate output buffer and pass over
+// memory disappear (the hidden layers of MLPs). Only float outputs whose sole
+// consumer is the Relu are fused.
+#pragma once
+
+#include "optimizer/graph_transformer.h"
+
+namespace onyx {
+
+class FuseGemmActivation final : public GraphTransformer {
+ public:
+  const char* name() const override { return "FuseGemmActivation"; }
+
+ private:
+  absl::StatusOr<bool> ApplyImpl(Graph& graph) const override;
+};
+
+}  // namespace onyx

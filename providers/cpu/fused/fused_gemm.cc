@@ -1,0 +1,44 @@
+// com.onyx FusedGemm(A, B, C?): the ONNX Gemm with its attributes, then the
+// activation ("Relu") applied in place on the product while it is in cache.
+#include "framework/op_kernel.h"
+#include "onyx/status_macros.h"
+#include "partition/partitioner.h"
+#include "providers/cpu/cpu_provider.h"
+#include "providers/cpu/fused/fused_kernels.h"
+
+namespace onyx {
+namespace {
+
+class FusedGemm final : public OpKernel {
+ public:
+  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
+    ASSIGN_OR_RETURN(bool relu, ParseReluActivation(info));
+    // The product itself is the CPU provider's Gemm kernel, built from the same
+    // attributes (it ignores `activation`).
+    auto entries = CpuKernelRegistry().Entries("", "Gemm");
+    if (entries.empty()) return info.Error("no CPU Gemm kernel to fuse with");
+    ASSIGN_OR_RETURN(auto gemm, entries.back()->factory(info));
+    return std::unique_ptr<OpKernel>(new FusedGemm(std::move(gemm), relu));
+  }
+
+  absl::Status Compute(OpKernelContext& ctx) const override {
+    RETURN_IF_ERROR(gemm_->Compute(ctx));
+    Tensor* y = ctx.OutputTensor(0);
+    if (y == nullptr || y->type() != DataType::kFloat) return ctx.Error("FusedGemm computes float only");
+    if (relu_) ReluInPlace(y->mutable_data<float>(), y->num_elements());
+    return absl::OkStatus();
+  }
+
+ private:
+  FusedGemm(std::unique_ptr<OpKernel> gemm, bool relu) : gemm_(std::move(gemm)), relu_(relu) {}
+  std::unique_ptr<OpKernel> gemm_;
+  bool relu_;
+};
+
+}  // namespace
+
+void RegisterFusedGemmKernels(KernelRegistry& r) {
+  r.Register(KernelDefBuilder("FusedGemm").Domain(kOnyxDomain).Build(), MakeFactory<FusedGemm>());
+}
+
+}  // namespace onyx
