@@ -1,5 +1,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/cpu_quota.h"
 #include "onyx/session.h"
 
 namespace onyx {
@@ -22,6 +23,8 @@ const char* OptimizationLevelName(OptimizationLevel level) {
   }
   return "all";
 }
+
+int ProcessCpuQuota() { return AvailableCpuCount(); }
 
 std::string PartitionReport::ToString() const {
   std::string out = "partition report:\n";

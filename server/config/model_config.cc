@@ -272,6 +272,11 @@ std::vector<int64_t> DefaultBuckets(int64_t max_batch_size) {
   return buckets;
 }
 
+int64_t DefaultIntraOpThreads(int64_t cpu_quota, int64_t instance_count, int64_t inter_op_threads) {
+  const int64_t runs = std::max<int64_t>(instance_count, 1) * std::max<int64_t>(inter_op_threads, 1);
+  return std::max<int64_t>(cpu_quota / runs, 1);
+}
+
 absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
                                                absl::string_view batch_dim_problem,
                                                absl::string_view source) {

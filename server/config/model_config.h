@@ -93,7 +93,7 @@ struct ModelConfig {
   std::vector<std::string> providers = {"cpu"};
   std::string optimization_level = "all";
   int64_t max_cpu_fallback_nodes = -1;  // -1: no gate
-  int64_t intra_op_threads = 0;         // 0: the process's CPU quota
+  int64_t intra_op_threads = 0;         // 0: DefaultIntraOpThreads()
   int64_t inter_op_threads = 1;         // 0 or 1: sequential
   bool enable_mem_pattern = true;
   int64_t mem_pattern_cache_size = 16;
@@ -135,6 +135,13 @@ absl::StatusOr<ModelConfigFile> LoadModelConfigFile(const std::string& path);
 // Powers of two below max_batch_size, then max_batch_size: 8 → [1,2,4,8],
 // 6 → [1,2,4,6]. Empty for 0.
 std::vector<int64_t> DefaultBuckets(int64_t max_batch_size);
+
+// The intra-op threads of each engine run when config.yaml leaves
+// intra_op_threads at 0: the CPU quota shared out among the model's concurrent
+// runs (instance_count workers, each with inter_op_threads lanes), at least 1.
+// More threads than cores would not run faster: the OpenMP teams of the other
+// runs would be put to sleep and woken at every parallel region.
+int64_t DefaultIntraOpThreads(int64_t cpu_quota, int64_t instance_count, int64_t inter_op_threads);
 
 // Completes `file` for a model. `batch_dim_problem` is empty when every input of
 // the model starts with a symbolic dimension, else says why not ("input 'x' has

@@ -248,6 +248,15 @@ TEST(ModelConfigTest, DefaultBucketsArePowersOfTwoThenMax) {
   EXPECT_THAT(DefaultBuckets(9), ElementsAre(1, 2, 4, 8, 9));
 }
 
+TEST(ModelConfigTest, DefaultIntraOpThreadsShareTheQuotaAmongConcurrentRuns) {
+  EXPECT_EQ(DefaultIntraOpThreads(16, 1, 1), 16);
+  EXPECT_EQ(DefaultIntraOpThreads(16, 2, 1), 8);
+  EXPECT_EQ(DefaultIntraOpThreads(16, 3, 1), 5);   // rounded down: never more threads than cores
+  EXPECT_EQ(DefaultIntraOpThreads(16, 2, 4), 2);   // each run's lanes also run side by side
+  EXPECT_EQ(DefaultIntraOpThreads(2, 4, 1), 1);    // at least one
+  EXPECT_EQ(DefaultIntraOpThreads(8, 1, 0), 8);    // inter_op_threads 0 means sequential
+}
+
 TEST(ModelConfigTest, ResolveDerivesBatchingFromTheModel) {
   absl::StatusOr<ModelConfig> batched = ResolveModelConfig(ModelConfigFile{}, "", kSource);
   ASSERT_TRUE(batched.ok()) << batched.status();

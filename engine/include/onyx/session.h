@@ -36,6 +36,10 @@ enum class OptimizationLevel { kDisabled, kBasic, kExtended, kAll };
 absl::StatusOr<OptimizationLevel> ParseOptimizationLevel(std::string_view text);
 const char* OptimizationLevelName(OptimizationLevel level);
 
+// How many CPUs this process may use (its affinity mask and cgroup CPU limit):
+// the default of SessionOptions::intra_op_threads.
+int ProcessCpuQuota();
+
 struct SessionOptions {
   // Graph rewriting; kAll by default.
   OptimizationLevel optimization_level = OptimizationLevel::kAll;
