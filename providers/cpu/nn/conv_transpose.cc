@@ -54,7 +54,8 @@ class ConvTranspose final : public OpKernel {
       using T = decltype(tag);
       const T *px = x.data<T>(), *pw = w.data<T>();
       T* py = y.mutable_data<T>();
-      std::vector<T> col(cout_g * kernel_size * in_size);
+      T* col = KernelScratch<T>(kScratchIm2Col, cout_g * kernel_size * in_size);
+      if (col == nullptr) return ctx.Error("cannot allocate the col2im buffer");
       for (int64_t n = 0; n < batch; ++n) {
         for (int64_t gi = 0; gi < group_; ++gi) {
           T* image = py + (n * out_c + gi * cout_g) * out_size;
@@ -66,8 +67,8 @@ class ConvTranspose final : public OpKernel {
           // col [cout_g * K, in_size] = W_g^T [cout_g * K, cin_g] * X_g [cin_g, in_size]
           RETURN_IF_ERROR(GemmAny<T>(true, false, cout_g * kernel_size, in_size, cin_g,
                                      pw + gi * cin_g * cout_g * kernel_size, cout_g * kernel_size,
-                                     px + (n * in_c + gi * cin_g) * in_size, in_size, false, col.data(), in_size));
-          Col2Im(col.data(), cout_g, g, image);
+                                     px + (n * in_c + gi * cin_g) * in_size, in_size, false, col, in_size));
+          Col2Im(col, cout_g, g, image);
         }
       }
       return absl::OkStatus();

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/kernel_scratch.h"
 #include "providers/cpu/math/gemm_util.h"
 #include "providers/cpu/nn/conv_attributes.h"
 
@@ -144,14 +146,18 @@ absl::Status ConvForward(const T* x, const T* w, int64_t batch, int64_t in_c, in
   }
   const int64_t cin_g = in_c / group, cout_g = out_c / group;
   const int64_t col_rows = cin_g * kernel_size;
-  std::vector<T> col(pointwise ? 0 : col_rows * out_size);
+  T* col = pointwise ? nullptr : KernelScratch<T>(kScratchIm2Col, col_rows * out_size);
+  if (!pointwise && col == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate the ", col_rows * out_size * sizeof(T), "-byte im2col buffer"));
+  }
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t gi = 0; gi < group; ++gi) {
       const T* image = x + (n * in_c + gi * cin_g) * in_size;
       const T* b_matrix = image;
       if (!pointwise) {
-        Im2Col(image, cin_g, g, col.data());
-        b_matrix = col.data();
+        Im2Col(image, cin_g, g, col);
+        b_matrix = col;
       }
       T* out = y + (n * out_c + gi * cout_g) * out_size;
       absl::Status s = GemmAny<T>(false, false, cout_g, out_size, col_rows, w + gi * cout_g * col_rows, col_rows,
