@@ -11,6 +11,25 @@
 namespace onyx {
 namespace {
 
+// out [m, n] = C unidirectionally broadcast (C's shape already checked). The
+// shapes Gemm's C takes in practice, a bias row [n] or [1, n], a column [m, 1],
+// a scalar or the full matrix, are copied directly; no per-element indexing.
+template <typename T>
+void FillWithBroadcastC(const Tensor& c, int64_t m, int64_t n, T* out) {
+  const T* pc = c.data<T>();
+  const int64_t count = c.num_elements();
+  const int64_t last = c.rank() == 0 ? 1 : c.dims().back();
+  if (count == m * n) {
+    std::copy(pc, pc + count, out);
+  } else if (count == 1) {
+    std::fill(out, out + m * n, pc[0]);
+  } else if (count == n && last == n) {
+    for (int64_t r = 0; r < m; ++r) std::copy(pc, pc + n, out + r * n);
+  } else {  // [m, 1]
+    for (int64_t r = 0; r < m; ++r) std::fill(out + r * n, out + (r + 1) * n, pc[r]);
+  }
+}
+
 class Gemm final : public OpKernel {
  public:
   explicit Gemm(const OpKernelInfo& info)
@@ -54,11 +73,7 @@ class Gemm final : public OpKernel {
     absl::Status status = DispatchTypes<float, double, int32_t, int64_t, uint32_t, uint64_t>(a.type(), [&](auto tag) {
       using T = decltype(tag);
       T* out = y->mutable_data<T>();
-      if (use_c) {
-        // y = C broadcast, then y = alpha*AB + beta*y.
-        Tensor zero = Tensor::Allocate(a.type(), {1});
-        BroadcastBinary<T, T>(*c, zero, *y, [](T cv, T) { return cv; });
-      }
+      if (use_c) FillWithBroadcastC<T>(*c, m, n, out);  // then y = alpha*AB + beta*y
       if constexpr (std::is_same_v<T, float>) {
         return Sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.data<float>(), a.dims()[1], b.data<float>(),
                      b.dims()[1], use_c ? beta_ : 0.f, out, n);
