@@ -23,7 +23,9 @@ struct EngineLoadOptions {
   std::string model_path;
   int64_t batch = 1;         // rows per Run (the bucket size)
   int threads = 1;           // threads calling Run concurrently
-  int intra_op_threads = 0;  // as the model's config.yaml; 0 = the CPU quota
+  // As the model's config.yaml; 0 = onyxd's default for `threads` concurrent
+  // runs: the CPU quota / threads, at least 1.
+  int intra_op_threads = 0;
   double warmup_s = 0.5;
   double seconds = 3;
   size_t log_capacity = size_t{1} << 22;
