@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Exports ResNet-, MobileNet-, BERT- and GPT-2-like models to ONNX with torch.
+"""Exports image, sequence and transformer models to ONNX with torch.
 
 usage: gen_zoo_models.py OUT_DIR [--large]
 
 Each model gets OUT_DIR/<name>/model.onnx and test_data_set_0/{input_N,output_N}.pb,
 where the outputs are computed by torch itself (an independent reference).
-Random weights, fixed seed. Small shapes by default (tests); --large exports the
-benchmark sizes (ResNet-50 at 224x224, a 12-layer BERT-base-like encoder).
+Random weights, fixed seed. Small shapes by default (tests): torchvision's
+classification architectures (ResNet, MobileNet v2/v3, SqueezeNet, DenseNet,
+ShuffleNet, EfficientNet, ConvNeXt, ViT, Swin), LSTM/GRU and transformer
+encoders, and a small segmentation net, exported at opsets 9 to 17 so that
+both the older and the newer forms of operators are covered. --large exports
+the benchmark sizes (ResNet-50 at 224x224, a 12-layer BERT-base-like encoder).
 Rewrites nothing when OUT_DIR/<name>/model.onnx already exists.
 """
 import os
@@ -72,6 +76,61 @@ class Encoder(nn.Module):
         return self.head(x[:, 0])
 
 
+class LstmClassifier(nn.Module):
+    """Two stacked bidirectional LSTM layers, batch-first, then a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(16, 32, num_layers=2, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(64, 5)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.fc(y[:, -1])
+
+
+class GruClassifier(nn.Module):
+    """A sequence-major GRU whose last hidden state feeds a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(16, 24)
+        self.fc = nn.Linear(24, 3)
+
+    def forward(self, x):
+        _, h = self.gru(x)
+        return self.fc(h[-1])
+
+
+class PreNormEncoder(nn.Module):
+    """torch.nn.TransformerEncoder (pre-norm), mean-pooled."""
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2)
+        self.fc = nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.fc(self.encoder(x).mean(1))
+
+
+class TinySegmenter(nn.Module):
+    """Conv-BN-LeakyReLU, ceil-mode pooling, transposed conv, Hardswish, bilinear
+    resize and a sigmoid: the decoder-side ops of segmentation nets."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.LeakyReLU(0.1),
+                                  nn.MaxPool2d(2, ceil_mode=True))
+        self.up = nn.Sequential(nn.ConvTranspose2d(8, 8, 2, stride=2), nn.Hardswish(),
+                                nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False))
+        self.out = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x):
+        return torch.sigmoid(self.out(self.up(self.down(x))))
+
+
 def models(large):
     torch.manual_seed(7)
     if large:
@@ -83,6 +142,23 @@ def models(large):
         torch.randn(2, 3, 64, 64), "image"
     yield "bert_tiny", Encoder(1000, 64, 4, 2, 16), torch.randint(0, 1000, (2, 16)), "input_ids"
     yield "gpt2_tiny", Encoder(1000, 64, 4, 2, 16, causal=True), torch.randint(0, 1000, (2, 16)), "input_ids"
+    tv = torchvision.models
+    image = torch.randn(1, 3, 64, 64)
+    # (name, model, example, input name, opset): opsets spread over the range
+    # models in the wild were exported with.
+    yield "squeezenet_op9", tv.squeezenet1_1(num_classes=10), image, "image", 9
+    yield "densenet_op11", tv.densenet121(num_classes=10), image, "image", 11
+    yield "shufflenet_op13", tv.shufflenet_v2_x0_5(num_classes=10), image, "image", 13
+    yield "efficientnet_op13", tv.efficientnet_b0(num_classes=10), image, "image", 13
+    yield "mobilenet_v3_op17", tv.mobilenet_v3_small(num_classes=10), image, "image", 17
+    yield "convnext_op17", tv.convnext_tiny(num_classes=10), image, "image", 17
+    yield "vit_op17", tv.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4, hidden_dim=64,
+                                           mlp_dim=128, num_classes=10), torch.randn(1, 3, 32, 32), "image", 17
+    yield "swin_op17", tv.swin_t(num_classes=10), image, "image", 17
+    yield "lstm_op11", LstmClassifier(), torch.randn(2, 7, 16), "sequence", 11
+    yield "gru_op13", GruClassifier(), torch.randn(5, 2, 16), "sequence", 13
+    yield "encoder_op17", PreNormEncoder(), torch.randn(2, 6, 32), "tokens", 17
+    yield "segmenter_op13", TinySegmenter(), torch.randn(1, 3, 15, 15), "image", 13
 
 
 def main():
@@ -91,7 +167,7 @@ def main():
         sys.exit(2)
     out = sys.argv[1]
     large = "--large" in sys.argv[2:]
-    for name, model, example, input_name in models(large):
+    for name, model, example, input_name, *opset in models(large):
         path = os.path.join(out, name)
         if os.path.exists(os.path.join(path, "model.onnx")):
             continue
@@ -99,7 +175,7 @@ def main():
         model.eval()
         with torch.no_grad():
             expected = model(example)
-        torch.onnx.export(model, (example,), os.path.join(path, "model.onnx"), opset_version=14,
+        torch.onnx.export(model, (example,), os.path.join(path, "model.onnx"), opset_version=(opset or [14])[0],
                           input_names=[input_name], output_names=["output"],
                           dynamic_axes={input_name: {0: "batch"}, "output": {0: "batch"}})
         save_tensor(os.path.join(path, "test_data_set_0", "input_0.pb"), example.numpy(), input_name)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`onyx inspect` and `onyx run` on ResNet-, MobileNet-, BERT- and GPT-2-like models.
+"""`onyx inspect` and `onyx run` on torch-exported image, sequence and transformer models.
 
 usage: zoo_test.py --onyx BIN --models DIR
 
