@@ -50,11 +50,7 @@ absl::StatusOr<bool> FuseConvActivation::ApplyImpl(Graph& graph) const {
     if (add != nullptr) fused->inputs.push_back(residual);
     fused->outputs = {next->outputs[0]};
     fused->attributes = conv->attributes;
-    onnx::AttributeProto activation;
-    activation.set_name("activation");
-    activation.set_type(onnx::AttributeProto::STRING);
-    activation.set_s("Relu");
-    fused->attributes["activation"] = activation;
+    SetReluActivation(*fused);
     graph.RemoveNode(next->index);
     if (add != nullptr) graph.RemoveNode(add->index);
     graph.RemoveNode(conv->index);

@@ -28,11 +28,7 @@ absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
     fused->inputs = product->inputs;
     fused->attributes = product->attributes;
     fused->outputs = {relu->outputs[0]};
-    onnx::AttributeProto activation;
-    activation.set_name("activation");
-    activation.set_type(onnx::AttributeProto::STRING);
-    activation.set_s("Relu");
-    fused->attributes["activation"] = activation;
+    SetReluActivation(*fused);
     graph.RemoveNode(relu->index);
     graph.RemoveNode(product->index);
     graph.AddNode(std::move(fused));

@@ -74,6 +74,14 @@ Node* SoleConsumer(const Graph& graph, const std::string& value) {
   return uses == 1 ? consumers[0] : nullptr;
 }
 
+void SetReluActivation(Node& fused) {
+  onnx::AttributeProto activation;
+  activation.set_name("activation");
+  activation.set_type(onnx::AttributeProto::STRING);
+  activation.set_s("Relu");
+  fused.attributes["activation"] = std::move(activation);
+}
+
 const Tensor* ConstantValue(const Graph& graph, const std::string& value) {
   const Tensor* t = graph.FindInitializer(value);
   if (t == nullptr || graph.parent() != nullptr) return t;

@@ -44,6 +44,9 @@ Node* SoleConsumer(const Graph& graph, const std::string& value);
 // input that a feed may override), else nullptr.
 const Tensor* ConstantValue(const Graph& graph, const std::string& value);
 
+// Sets the `activation` attribute of a fused com.onyx node to "Relu".
+void SetReluActivation(Node& fused);
+
 // True for a node of the default ONNX domain with this op type.
 inline bool IsOp(const Node* node, const char* op_type) {
   return node != nullptr && node->domain.empty() && node->op_type == op_type;
