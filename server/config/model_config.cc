@@ -277,6 +277,12 @@ int64_t DefaultIntraOpThreads(int64_t cpu_quota, int64_t instance_count, int64_t
   return std::max<int64_t>(cpu_quota / runs, 1);
 }
 
+int64_t EffectiveIntraOpThreads(const ModelConfig& config, int64_t cpu_quota) {
+  return config.intra_op_threads > 0
+             ? config.intra_op_threads
+             : DefaultIntraOpThreads(cpu_quota, config.instance_count, config.inter_op_threads);
+}
+
 absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
                                                absl::string_view batch_dim_problem,
                                                absl::string_view source) {

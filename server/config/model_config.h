@@ -143,6 +143,10 @@ std::vector<int64_t> DefaultBuckets(int64_t max_batch_size);
 // runs would be put to sleep and woken at every parallel region.
 int64_t DefaultIntraOpThreads(int64_t cpu_quota, int64_t instance_count, int64_t inter_op_threads);
 
+// The threads each engine run of a model uses: its intra_op_threads, or
+// DefaultIntraOpThreads() when that is 0.
+int64_t EffectiveIntraOpThreads(const ModelConfig& config, int64_t cpu_quota);
+
 // Completes `file` for a model. `batch_dim_problem` is empty when every input of
 // the model starts with a symbolic dimension, else says why not ("input 'x' has
 // fixed first dimension 3"); batching is then off by default and an explicit

@@ -257,6 +257,14 @@ TEST(ModelConfigTest, DefaultIntraOpThreadsShareTheQuotaAmongConcurrentRuns) {
   EXPECT_EQ(DefaultIntraOpThreads(8, 1, 0), 8);    // inter_op_threads 0 means sequential
 }
 
+TEST(ModelConfigTest, AnExplicitIntraOpThreadCountWins) {
+  ModelConfig config;
+  config.instance_count = 4;
+  EXPECT_EQ(EffectiveIntraOpThreads(config, 16), 4);
+  config.intra_op_threads = 6;
+  EXPECT_EQ(EffectiveIntraOpThreads(config, 16), 6);
+}
+
 TEST(ModelConfigTest, ResolveDerivesBatchingFromTheModel) {
   absl::StatusOr<ModelConfig> batched = ResolveModelConfig(ModelConfigFile{}, "", kSource);
   ASSERT_TRUE(batched.ok()) << batched.status();

@@ -192,10 +192,7 @@ absl::Status Model::Init(const Options& options) {
   engine.providers = config_.providers;
   engine.optimization_level = *onyx::ParseOptimizationLevel(config_.optimization_level);
   engine.max_cpu_fallback_nodes = config_.max_cpu_fallback_nodes;
-  engine.intra_op_threads = static_cast<int>(
-      config_.intra_op_threads > 0
-          ? config_.intra_op_threads
-          : DefaultIntraOpThreads(onyx::ProcessCpuQuota(), config_.instance_count, config_.inter_op_threads));
+  engine.intra_op_threads = static_cast<int>(EffectiveIntraOpThreads(config_, onyx::ProcessCpuQuota()));
   engine.inter_op_threads = static_cast<int>(config_.inter_op_threads);
   engine.enable_mem_pattern = config_.enable_mem_pattern;
   engine.mem_pattern_cache_size = static_cast<int>(config_.mem_pattern_cache_size);

@@ -277,8 +277,10 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::LoadVersion(
     return model.status();
   }
   const BucketSessions& sessions = (*model)->sessions();
-  spdlog::info("model '{}' version {} ready in {:.3f} s; sessions [{}]; {}; arena {}", name,
-               version, absl::ToDoubleSeconds((*model)->load_duration()), SessionLabels(sessions),
+  const ModelConfig& resolved = (*model)->config();
+  spdlog::info("model '{}' version {} ready in {:.3f} s; sessions [{}]; {} instance(s) x {} thread(s); {}; arena {}",
+               name, version, absl::ToDoubleSeconds((*model)->load_duration()), SessionLabels(sessions),
+               resolved.instance_count, EffectiveIntraOpThreads(resolved, onyx::ProcessCpuQuota()),
                PartitionSummary(sessions.session(0).partition_report()),
                ArenaSummary(absl::StrCat(name, "/", version)));
   return std::shared_ptr<const Model>(std::move(*model));
