@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -270,7 +271,15 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::LoadVersion(
       on_timing(name, version_label, queued, compute);
     };
   }
-  absl::StatusOr<std::unique_ptr<Model>> model = Model::Load(model_options);
+  // Session creation and warm-up run kernels, and a thread that has run an
+  // OpenMP parallel region keeps a team of threads for the rest of its life.
+  // Loading on a thread of its own lets that team go with it instead of idling
+  // beside the batcher workers' teams: with more OpenMP threads than CPUs,
+  // libgomp stops spinning and every parallel region of every request pays a
+  // thread wake-up (resnet with 1 instance x 2 threads: 3.2 ms per request
+  // instead of 2.1).
+  absl::StatusOr<std::unique_ptr<Model>> model = absl::InternalError("model load did not run");
+  std::thread([&] { model = Model::Load(model_options); }).join();
   if (!model.ok()) {
     spdlog::error("model '{}' version {} unavailable: {}", name, version,
                   std::string(model.status().message()));
