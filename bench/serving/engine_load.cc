@@ -67,7 +67,13 @@ absl::StatusOr<std::unique_ptr<onyx::InferenceSession>> CreateBucketSession(cons
 }  // namespace
 
 absl::StatusOr<LoadSummary> RunEngineLoad(const EngineLoadOptions& options) {
-  auto session = CreateBucketSession(options);
+  // Created on a thread of its own, as onyxd loads models: a thread that has
+  // run an OpenMP parallel region (constant folding may) keeps its team, and
+  // an idle team beside the timed ones makes libgomp put every team to sleep
+  // between regions.
+  absl::StatusOr<std::unique_ptr<onyx::InferenceSession>> session =
+      absl::InternalError("session creation did not run");
+  std::thread([&] { session = CreateBucketSession(options); }).join();
   if (!session.ok()) return session.status();
   auto feeds = MakeFeeds(**session, options.model_path);
   if (!feeds.ok()) return feeds.status();

@@ -52,6 +52,11 @@ std::vector<Value> Evaluate(const Graph& graph, const Node& node) {
   auto kernel = (*entry)->factory(info);
   if (!kernel.ok()) return {};
   ExecutionPlan plan;
+  // One thread: folding runs once, on the thread creating the session, and a
+  // parallel region would leave an OpenMP team on that thread for its life
+  // (teams idling beside the ones that run requests make libgomp stop
+  // spinning).
+  plan.intra_op_threads = 1;
   NodeRuntime rt;
   rt.node = &node;
   rt.kernel = *std::move(kernel);
