@@ -27,6 +27,13 @@ absl::Status StoreResult(const Tensor& computed, Tensor& out) {
   return absl::OkStatus();
 }
 
+// Where a kernel computes in `type`: `out` itself when it already has that
+// type (no temporary, and StoreResult then copies nothing), else a temporary
+// that StoreResult converts into `out`.
+Tensor ComputeBuffer(const Tensor& out, DataType type) {
+  return out.type() == type ? out : Tensor::Allocate(type, out.dims());
+}
+
 class BatchNormalization final : public OpKernel {
  public:
   explicit BatchNormalization(const OpKernelInfo& info)
@@ -60,7 +67,7 @@ class BatchNormalization final : public OpKernel {
     for (int i = 0; i < 5; ++i) {
       ASSIGN_OR_RETURN(c[i], AsCompute(*in[i], dbl));
     }
-    Tensor yc = Tensor::Allocate(c[0].type(), x.dims());
+    Tensor yc = ComputeBuffer(*y, c[0].type());
     const int64_t inner = params == channels ? spatial : 1;  // elements sharing one parameter
     const int64_t per_image = channels * spatial;
     // Training mode: batch statistics per parameter, and updated running stats.
@@ -153,7 +160,7 @@ class InstanceNormalization final : public OpKernel {
     ASSIGN_OR_RETURN(Tensor s, AsCompute(*s_in, dbl));
     ASSIGN_OR_RETURN(Tensor b, AsCompute(*b_in, dbl));
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, x_in->dims(), x_in->type()));
-    Tensor yc = Tensor::Allocate(x.type(), x.dims());
+    Tensor yc = ComputeBuffer(*y, x.type());
     const int64_t planes = x.dims()[0] * channels;
     const int64_t size = planes == 0 ? 0 : x.num_elements() / planes;
     RETURN_IF_ERROR(DispatchList(FloatCompute{}, x.type(), [&](auto tag) {
@@ -219,6 +226,7 @@ class LayerNormalization final : public OpKernel {
                                       DimsToString(norm_dims)));
       }
       ASSIGN_OR_RETURN(Tensor tc, AsCompute(*t, dbl));
+      if (tc.dims() == norm_dims) return tc;  // the usual case: nothing to broadcast
       RETURN_IF_ERROR(DispatchList(FloatCompute{}, x.type(), [&](auto tag) {
         using T = decltype(tag);
         Tensor zero = Tensor::Allocate(x.type(), {});
@@ -232,12 +240,16 @@ class LayerNormalization final : public OpKernel {
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, x_in->dims(), x_in->type()));
     Dims stat_dims(x_in->dims().begin(), x_in->dims().begin() + *axis);
     while (static_cast<int64_t>(stat_dims.size()) < x_in->rank()) stat_dims.push_back(1);
-    Tensor yc = Tensor::Allocate(x.type(), x.dims());
-    Tensor mean_c = Tensor::Allocate(x.type(), stat_dims), inv_c = Tensor::Allocate(x.type(), stat_dims);
+    Tensor yc = ComputeBuffer(*y, x.type());
+    // The statistics outputs are optional; without them nothing is allocated.
+    Tensor mean_c = ctx.OutputRequested(1) ? Tensor::Allocate(x.type(), stat_dims) : Tensor();
+    Tensor inv_c = ctx.OutputRequested(2) ? Tensor::Allocate(x.type(), stat_dims) : Tensor();
     RETURN_IF_ERROR(DispatchList(FloatCompute{}, x.type(), [&](auto tag) {
       using T = decltype(tag);
       const T *px = x.data<T>(), *ps = scale.data<T>(), *pb = bias.data<T>();
       T* py = yc.mutable_data<T>();
+      T* pmean = ctx.OutputRequested(1) ? mean_c.mutable_data<T>() : nullptr;
+      T* pinv = ctx.OutputRequested(2) ? inv_c.mutable_data<T>() : nullptr;
       ParallelFor(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, len)), [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
           const T* src = px + r * len;
@@ -249,8 +261,8 @@ class LayerNormalization final : public OpKernel {
           const double inv = 1.0 / std::sqrt(sq / len + epsilon_);
           const T m = static_cast<T>(mean), iv = static_cast<T>(inv);
           for (int64_t i = 0; i < len; ++i) dst[i] = (src[i] - m) * iv * ps[i] + pb[i];
-          mean_c.mutable_data<T>()[r] = m;
-          inv_c.mutable_data<T>()[r] = iv;
+          if (pmean != nullptr) pmean[r] = m;
+          if (pinv != nullptr) pinv[r] = iv;
         }
       });
       return absl::OkStatus();
