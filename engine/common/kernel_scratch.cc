@@ -21,6 +21,7 @@ thread_local Slot slots[kScratchSlots];
 
 void* KernelScratchBytes(ScratchSlot slot, size_t bytes) {
   Slot& s = slots[slot];
+  if (bytes == 0) bytes = 1;  // empty tensors still get a valid pointer
   if (bytes > s.bytes) {
     // Grow by at least half again, so that slowly rising sizes (bucket by
     // bucket) settle after a few runs.

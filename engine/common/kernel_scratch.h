@@ -18,7 +18,8 @@ namespace onyx {
 
 enum ScratchSlot : int { kScratchIm2Col = 0, kScratchSlots };
 
-// `bytes` bytes of slot `slot` of the calling thread, 64-byte aligned.
+// `bytes` bytes of slot `slot` of the calling thread, 64-byte aligned; never
+// null for 0 bytes, null only when the allocation fails.
 void* KernelScratchBytes(ScratchSlot slot, size_t bytes);
 
 template <typename T>

@@ -27,6 +27,10 @@ TEST(KernelScratchTest, ReusesTheBlockAndGrowsOnlyWhenAskedForMore) {
   grown[more - 1] = 1.f;
 }
 
+TEST(KernelScratchTest, AnEmptyRequestStillGetsAPointer) {
+  std::thread([] { EXPECT_NE(KernelScratch<float>(kScratchIm2Col, 0), nullptr); }).join();
+}
+
 TEST(KernelScratchTest, ThreadsHaveTheirOwnBlocks) {
   float* mine = KernelScratch<float>(kScratchIm2Col, 256);
   float* theirs = nullptr;
