@@ -202,5 +202,52 @@ TEST(NnOpsTest, LrnWithoutSizeFailsAtCreation) {
   EXPECT_NE(out.status().message().find("size"), std::string::npos) << out.status();
 }
 
+// 2-D float pooling has its own loop; the double path is the generic N-D one.
+// Both must agree on every geometry, including windows that lie partly or
+// wholly in the padding, dilations and count_include_pad.
+TEST(NnOpsTest, FloatPlanePoolingMatchesTheGenericPath) {
+  struct Case {
+    const char* op;
+    std::vector<int64_t> kernel, strides, pads, dilations;
+    int64_t count_include_pad;
+  };
+  const std::vector<Case> cases = {
+      {"MaxPool", {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0},
+      {"MaxPool", {2, 3}, {1, 2}, {0, 2, 1, 0}, {2, 1}, 0},
+      {"MaxPool", {3, 3}, {1, 1}, {2, 2, 2, 2}, {1, 1}, 0},  // corner windows reach 2 rows into the padding
+      {"AveragePool", {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0},
+      {"AveragePool", {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1},
+      {"AveragePool", {2, 4}, {3, 1}, {1, 0, 0, 3}, {1, 1}, 1},
+  };
+  const Tensor x = RandomFloatTensor({2, 3, 7, 9}, 41);
+  Tensor x_double = Tensor::Allocate(DataType::kDouble, x.dims());
+  for (int64_t i = 0; i < x.num_elements(); ++i) x_double.mutable_data<double>()[i] = x.data<float>()[i];
+  for (const Case& c : cases) {
+    std::vector<Value> results;
+    for (DataType type : {DataType::kFloat, DataType::kDouble}) {
+      ModelBuilder m(13);
+      m.Input("x", type, {2, 3, 7, 9}).Output("y", type, {-1, -1, -1, -1});
+      onnx::NodeProto& node = m.Node(c.op, {"x"}, {"y"});
+      *node.add_attribute() = IntsAttr("kernel_shape", c.kernel);
+      *node.add_attribute() = IntsAttr("strides", c.strides);
+      *node.add_attribute() = IntsAttr("pads", c.pads);
+      if (std::string(c.op) == "MaxPool") {
+        *node.add_attribute() = IntsAttr("dilations", c.dilations);  // AveragePool has them from opset 19
+      } else {
+        *node.add_attribute() = IntAttr("count_include_pad", c.count_include_pad);
+      }
+      auto y = RunModel(m, {{"x", Value(type == DataType::kFloat ? x : x_double)}}, {"y"});
+      ASSERT_TRUE(y.ok()) << c.op << ": " << y.status();
+      results.push_back((*y)[0]);
+    }
+    const Tensor& f = results[0].tensor();
+    const Tensor& d = results[1].tensor();
+    ASSERT_EQ(f.dims(), d.dims()) << c.op;
+    for (int64_t i = 0; i < f.num_elements(); ++i) {
+      EXPECT_NEAR(f.data<float>()[i], d.data<double>()[i], 1e-6) << c.op << " element " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace onyx

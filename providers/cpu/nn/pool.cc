@@ -1,6 +1,7 @@
 // Pooling: MaxPool (with optional Indices), AveragePool (count_include_pad),
 // LpPool, GlobalAveragePool, GlobalMaxPool and GlobalLpPool, over any number of
 // spatial dims.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -45,6 +46,10 @@ class Pool final : public OpKernel {
     if (kind == PoolKind::kMax && ctx.OutputRequested(1)) {
       ASSIGN_OR_RETURN(indices, ctx.Output(1, out_dims, DataType::kInt64));
     }
+    if (kind != PoolKind::kLp && x.type() == DataType::kFloat && g.in.size() == 2 && indices == nullptr) {
+      Run2D(x, g, *y);
+      return absl::OkStatus();
+    }
     return DispatchTypes<float, double, int8_t, uint8_t, Half>(x.type(), [&](auto tag) {
       using T = decltype(tag);
       Run<T>(x, g, *y, indices);
@@ -62,6 +67,73 @@ class Pool final : public OpKernel {
   static void Store(T* p, int64_t i, double v) {
     if constexpr (std::is_same_v<T, Half>) p[i].bits = FloatToHalf(static_cast<float>(v));
     else p[i] = static_cast<T>(v);
+  }
+
+  // The common case, 2-D float max or average pooling without indices, with
+  // the same results as Run (first in-window value kept on ties and NaN,
+  // averages summed in double) but without its per-tap index arithmetic:
+  // ResNet-50's one 3x3 MaxPool took a fifth of the model's time through Run.
+  void Run2D(const Tensor& x, const SpatialGeometry& g, Tensor& y) const {
+    const int64_t planes = x.dims()[0] * x.dims()[1];
+    const int64_t h = g.in[0], w = g.in[1], oh_n = g.out[0], ow_n = g.out[1];
+    const int64_t kh_n = g.kernel[0], kw_n = g.kernel[1];
+    const int64_t sh = g.strides[0], sw = g.strides[1], dh = g.dilations[0], dw = g.dilations[1];
+    const int64_t ph = g.pad_begin[0], pw = g.pad_begin[1];
+    const float* px = x.data<float>();
+    float* py = y.mutable_data<float>();
+    // The taps of one output coordinate along one axis: [first, last) holds
+    // every tap inside the input (they are contiguous), `inside` counts them
+    // and `padded` counts those inside the padded extent (count_include_pad).
+    struct Taps {
+      int64_t first, last, inside, padded;
+    };
+    auto taps = [](int64_t o, int64_t stride, int64_t pad, int64_t dilation, int64_t kernel, int64_t in,
+                   int64_t pad_end) {
+      Taps t{kernel, 0, 0, 0};
+      for (int64_t k = 0; k < kernel; ++k) {
+        const int64_t pos = o * stride - pad + k * dilation;
+        if (pos >= -pad && pos < in + pad_end) ++t.padded;
+        if (pos < 0 || pos >= in) continue;
+        t.first = std::min(t.first, k);
+        t.last = k + 1;
+        ++t.inside;
+      }
+      return t;
+    };
+    ParallelFor(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh_n * ow_n * kh_n * kw_n)),
+                [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const float* src = px + plane * h * w;
+        float* dst = py + plane * oh_n * ow_n;
+        for (int64_t oh = 0; oh < oh_n; ++oh) {
+          const Taps rows = taps(oh, sh, ph, dh, kh_n, h, g.pad_end[0]);
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const Taps cols = taps(ow, sw, pw, dw, kw_n, w, g.pad_end[1]);
+            float best = -std::numeric_limits<float>::infinity();
+            bool any = false;
+            double sum = 0;
+            for (int64_t kh = rows.first; kh < rows.last; ++kh) {
+              const float* line = src + (oh * sh - ph + kh * dh) * w;
+              for (int64_t kw = cols.first; kw < cols.last; ++kw) {
+                const float v = line[ow * sw - pw + kw * dw];
+                if (kind == PoolKind::kMax) {
+                  if (!any || v > best) best = v;
+                  any = true;
+                } else {
+                  sum += v;
+                }
+              }
+            }
+            if (kind == PoolKind::kMax) {
+              dst[oh * ow_n + ow] = best;
+            } else {
+              const int64_t divisor = count_include_pad_ ? rows.padded * cols.padded : rows.inside * cols.inside;
+              dst[oh * ow_n + ow] = static_cast<float>(divisor > 0 ? sum / divisor : 0.0);
+            }
+          }
+        }
+      }
+    });
   }
 
   template <typename T>
