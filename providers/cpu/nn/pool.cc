@@ -100,6 +100,11 @@ class Pool final : public OpKernel {
       }
       return t;
     };
+    // Output columns [ow_lo, ow_hi) have every tap of their window inside the row.
+    const int64_t ow_lo = std::min(ow_n, (pw + sw - 1) / sw);
+    const int64_t ow_hi = std::max(ow_lo, std::min(ow_n, (w - 1 - (kw_n - 1) * dw + pw) >= 0
+                                                             ? (w - 1 - (kw_n - 1) * dw + pw) / sw + 1
+                                                             : 0));
     ParallelFor(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh_n * ow_n * kh_n * kw_n)),
                 [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
@@ -107,7 +112,33 @@ class Pool final : public OpKernel {
         float* dst = py + plane * oh_n * ow_n;
         for (int64_t oh = 0; oh < oh_n; ++oh) {
           const Taps rows = taps(oh, sh, ph, dh, kh_n, h, g.pad_end[0]);
+          float* out_row = dst + oh * ow_n;
+          if (kind == PoolKind::kMax && rows.inside > 0 && ow_lo < ow_hi) {
+            // Columns whose whole window is inside the row: the same scan over
+            // the taps in the same order for every output, run across the
+            // outputs so that the compiler can vectorise it.
+            bool first = true;
+            for (int64_t kh = rows.first; kh < rows.last; ++kh) {
+              const float* line = src + (oh * sh - ph + kh * dh) * w - pw;
+              for (int64_t kw = 0; kw < kw_n; ++kw) {
+                const float* tap = line + kw * dw;
+                if (first) {
+                  for (int64_t ow = ow_lo; ow < ow_hi; ++ow) out_row[ow] = tap[ow * sw];
+                  first = false;
+                  continue;
+                }
+                for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
+                  const float v = tap[ow * sw];
+                  out_row[ow] = v > out_row[ow] ? v : out_row[ow];
+                }
+              }
+            }
+          }
           for (int64_t ow = 0; ow < ow_n; ++ow) {
+            if (kind == PoolKind::kMax && rows.inside > 0 && ow >= ow_lo && ow < ow_hi) {
+              ow = ow_hi - 1;  // done above
+              continue;
+            }
             const Taps cols = taps(ow, sw, pw, dw, kw_n, w, g.pad_end[1]);
             float best = -std::numeric_limits<float>::infinity();
             bool any = false;
