@@ -8,6 +8,7 @@
 // the image, which is how ConvTranspose scatters its products.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/kernel_scratch.h"
+#include "common/parallel_for.h"
 #include "providers/cpu/math/gemm_util.h"
 #include "providers/cpu/nn/conv_attributes.h"
 
@@ -71,27 +73,38 @@ void Im2Col(const T* image, int64_t channels, const SpatialGeometry& g, T* col) 
     out_size *= g.out[i];
   }
   if (g.in.size() == 2) {  // the common case, kept tight
-    const int64_t oh = g.out[0], ow = g.out[1];
-    for (int64_t c = 0; c < channels; ++c) {
-      const T* src = image + c * in_size;
-      for (int64_t k = 0; k < kernel_size; ++k) {
-        const int64_t ky = k / g.kernel[1], kx = k % g.kernel[1];
-        T* dst = col + (c * kernel_size + k) * out_size;
-        for (int64_t y = 0; y < oh; ++y) {
-          const int64_t iy = y * g.strides[0] - g.pad_begin[0] + ky * g.dilations[0];
-          T* row = dst + y * ow;
-          if (iy < 0 || iy >= g.in[0]) {
-            std::fill(row, row + ow, T(0));
-            continue;
-          }
-          const T* srow = src + iy * g.in[1];
-          for (int64_t x = 0; x < ow; ++x) {
-            const int64_t ix = x * g.strides[1] - g.pad_begin[1] + kx * g.dilations[1];
-            row[x] = (ix >= 0 && ix < g.in[1]) ? srow[ix] : T(0);
+    const int64_t oh = g.out[0], ow = g.out[1], iw = g.in[1], sx = g.strides[1];
+    // Channels split across the intra-op threads; each writes its own rows.
+    ParallelFor(channels, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, kernel_size * out_size)),
+                [&](int64_t c_begin, int64_t c_end) {
+      for (int64_t c = c_begin; c < c_end; ++c) {
+        const T* src = image + c * in_size;
+        for (int64_t k = 0; k < kernel_size; ++k) {
+          const int64_t ky = k / g.kernel[1], kx = k % g.kernel[1];
+          // Input column of output x: x * sx + ox; [x_lo, x_hi) lands inside.
+          const int64_t ox = kx * g.dilations[1] - g.pad_begin[1];
+          const int64_t x_lo = std::min(ow, ox >= 0 ? int64_t{0} : (-ox + sx - 1) / sx);
+          const int64_t x_hi = std::max(x_lo, iw - 1 - ox >= 0 ? std::min(ow, (iw - 1 - ox) / sx + 1) : int64_t{0});
+          T* dst = col + (c * kernel_size + k) * out_size;
+          for (int64_t y = 0; y < oh; ++y) {
+            const int64_t iy = y * g.strides[0] - g.pad_begin[0] + ky * g.dilations[0];
+            T* row = dst + y * ow;
+            if (iy < 0 || iy >= g.in[0]) {
+              std::fill(row, row + ow, T(0));
+              continue;
+            }
+            const T* srow = src + iy * iw + ox;
+            std::fill(row, row + x_lo, T(0));
+            if (sx == 1) {
+              std::copy(srow + x_lo, srow + x_hi, row + x_lo);
+            } else {
+              for (int64_t x = x_lo; x < x_hi; ++x) row[x] = srow[x * sx];
+            }
+            std::fill(row + x_hi, row + ow, T(0));
           }
         }
       }
-    }
+    });
     return;
   }
   std::fill(col, col + channels * kernel_size * out_size, T(0));
