@@ -4,7 +4,6 @@
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
 #include "partition/partitioner.h"
-#include "providers/cpu/cpu_provider.h"
 #include "providers/cpu/fused/fused_kernels.h"
 
 namespace onyx {
@@ -14,11 +13,9 @@ class FusedConv final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
     ASSIGN_OR_RETURN(bool relu, ParseReluActivation(info));
-    // The convolution itself is the CPU provider's Conv kernel, built from the
-    // same attributes (it ignores the extra Z input).
-    auto entries = CpuKernelRegistry().Entries("", "Conv");
-    if (entries.empty()) return info.Error("no CPU Conv kernel to fuse with");
-    ASSIGN_OR_RETURN(auto conv, entries.back()->factory(info));
+    // The convolution itself is the CPU provider's Conv kernel (it ignores the
+    // extra Z input).
+    ASSIGN_OR_RETURN(auto conv, CreateWrappedCpuKernel(info, "Conv"));
     return std::unique_ptr<OpKernel>(new FusedConv(std::move(conv), relu));
   }
 

@@ -3,7 +3,6 @@
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
 #include "partition/partitioner.h"
-#include "providers/cpu/cpu_provider.h"
 #include "providers/cpu/fused/fused_kernels.h"
 
 namespace onyx {
@@ -13,11 +12,7 @@ class FusedGemm final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
     ASSIGN_OR_RETURN(bool relu, ParseReluActivation(info));
-    // The product itself is the CPU provider's Gemm kernel, built from the same
-    // attributes (it ignores `activation`).
-    auto entries = CpuKernelRegistry().Entries("", "Gemm");
-    if (entries.empty()) return info.Error("no CPU Gemm kernel to fuse with");
-    ASSIGN_OR_RETURN(auto gemm, entries.back()->factory(info));
+    ASSIGN_OR_RETURN(auto gemm, CreateWrappedCpuKernel(info, "Gemm"));
     return std::unique_ptr<OpKernel>(new FusedGemm(std::move(gemm), relu));
   }
 

@@ -1,6 +1,8 @@
 #include "providers/cpu/fused/fused_kernels.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/parallel_for.h"
+#include "providers/cpu/cpu_provider.h"
 #include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
@@ -18,6 +20,12 @@ absl::StatusOr<bool> ParseReluActivation(const OpKernelInfo& info) {
   if (activation.empty()) return false;
   if (activation == "Relu") return true;
   return info.Error("unsupported activation '" + activation + "' (supported: Relu)");
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateWrappedCpuKernel(const OpKernelInfo& info, const char* op_type) {
+  auto entries = CpuKernelRegistry().Entries("", op_type);
+  if (entries.empty()) return info.Error(absl::StrCat("no CPU ", op_type, " kernel to fuse with"));
+  return entries.back()->factory(info);
 }
 
 void ReluInPlace(float* data, int64_t n) {

@@ -19,6 +19,11 @@ void RegisterLayerNormKernels(KernelRegistry& registry);    // layer_norm.cc
 // absent; any other value is an error naming the node.
 absl::StatusOr<bool> ParseReluActivation(const OpKernelInfo& info);
 
+// The CPU provider's kernel for the default-domain `op_type`, built from the
+// fused node's attributes (it ignores the ones it does not know, such as
+// `activation`): the product a fused kernel wraps.
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateWrappedCpuKernel(const OpKernelInfo& info, const char* op_type);
+
 // data[i] = max(data[i], 0) over n floats.
 void ReluInPlace(float* data, int64_t n);
 
