@@ -11,6 +11,7 @@ void RegisterNnKernels(KernelRegistry& r) {
   RegisterDropoutKernels(r);
   RegisterGridSampleKernels(r);
   RegisterGruKernels(r);
+  RegisterImageScalerKernels(r);
   RegisterLocalNormKernels(r);
   RegisterLossKernels(r);
   RegisterLstmKernels(r);

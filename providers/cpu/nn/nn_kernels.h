@@ -12,6 +12,7 @@ void RegisterDepthToSpaceKernels(KernelRegistry& registry);   // depth_to_space.
 void RegisterDropoutKernels(KernelRegistry& registry);        // dropout.cc
 void RegisterGridSampleKernels(KernelRegistry& registry);     // grid_sample.cc
 void RegisterGruKernels(KernelRegistry& registry);            // gru.cc
+void RegisterImageScalerKernels(KernelRegistry& registry);    // image_scaler.cc
 void RegisterLocalNormKernels(KernelRegistry& registry);      // local_norm.cc
 void RegisterLossKernels(KernelRegistry& registry);           // loss.cc
 void RegisterLstmKernels(KernelRegistry& registry);           // lstm.cc

@@ -249,5 +249,33 @@ TEST(NnOpsTest, FloatPlanePoolingMatchesTheGenericPath) {
   }
 }
 
+// ImageScaler has no schema in today's ONNX (an experimental op of opsets
+// 1-9); the model still loads, and y = scale * x + bias[channel].
+TEST(NnOpsTest, ImageScalerScalesAndShiftsEachChannel) {
+  ModelBuilder m(8);
+  m.Input("x", DataType::kFloat, {1, 2, 1, 3}).Output("y", DataType::kFloat, {1, 2, 1, 3});
+  onnx::NodeProto& node = m.Node("ImageScaler", {"x"}, {"y"});
+  *node.add_attribute() = testing::FloatAttr("scale", 0.5f);
+  onnx::AttributeProto bias;
+  bias.set_name("bias");
+  bias.set_type(onnx::AttributeProto::FLOATS);
+  bias.add_floats(10.f);
+  bias.add_floats(-1.f);
+  *node.add_attribute() = bias;
+  auto y = RunModel(m, {{"x", Value(FloatTensor({1, 2, 1, 3}, {2, 4, 6, 8, 10, 12}))}}, {"y"});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{11, 12, 13, 3, 4, 5}));
+
+  // A bias with the wrong number of channels is refused, naming both counts.
+  ModelBuilder bad(8);
+  bad.Input("x", DataType::kFloat, {1, 3, 1, 1}).Output("y", DataType::kFloat, {1, 3, 1, 1});
+  onnx::NodeProto& bad_node = bad.Node("ImageScaler", {"x"}, {"y"});
+  *bad_node.add_attribute() = bias;
+  auto refused = RunModel(bad, {{"x", Value(FloatTensor({1, 3, 1, 1}, {1, 2, 3}))}}, {"y"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("'bias' has 2 values, expected 3"), std::string::npos)
+      << refused.status();
+}
+
 }  // namespace
 }  // namespace onyx

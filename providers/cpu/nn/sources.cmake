@@ -7,6 +7,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   nn/dropout.cc
   nn/grid_sample.cc
   nn/gru.cc
+  nn/image_scaler.cc
   nn/local_norm.cc
   nn/loss.cc
   nn/lstm.cc
