@@ -1,6 +1,7 @@
 // Element-wise arithmetic (Add, Sub, Mul, Div) with numpy broadcasting.
 // float16/bfloat16 compute in float.
 #include <cmath>
+#include <cstdint>
 
 #include "onyx/status_macros.h"
 #include "framework/op_kernel.h"
@@ -13,6 +14,8 @@ namespace onyx {
 namespace {
 
 enum class Arith { kAdd, kSub, kMul, kDiv };
+
+constexpr int64_t kNoAxis = INT64_MIN;
 
 template <Arith op, typename T>
 inline T Apply(T a, T b) {
@@ -31,15 +34,61 @@ inline T Apply(T a, T b) {
   }
 }
 
+// Before opset 7, B broadcast only when `broadcast` = 1, aligned with A's
+// dims from `axis` on (default: A's trailing dims): B [C] against A [N, C, H, W]
+// with axis = 1 means B [1, C, 1, 1]. Returns B viewed with A's rank so that
+// numpy broadcasting gives that result.
+absl::StatusOr<Tensor> AlignLegacyOperand(const OpKernelContext& ctx, const Tensor& a, const Tensor& b,
+                                          int64_t axis_attr) {
+  if (b.rank() > a.rank()) {
+    return ctx.Error(absl::StrCat("with broadcast = 1, B ", DimsToString(b.dims()), " may not have more dims than A ",
+                                  DimsToString(a.dims())));
+  }
+  const int64_t axis = axis_attr == kNoAxis ? a.rank() - b.rank() : (axis_attr < 0 ? axis_attr + a.rank() : axis_attr);
+  if (axis < 0 || axis + b.rank() > a.rank()) {
+    return ctx.Error(absl::StrCat("attribute 'axis' ", axis_attr, " does not place B ", DimsToString(b.dims()),
+                                  " inside A ", DimsToString(a.dims())));
+  }
+  std::vector<int64_t> dims(a.rank(), 1);
+  for (int64_t i = 0; i < b.rank(); ++i) {
+    if (b.dims()[i] != 1 && b.dims()[i] != a.dims()[axis + i]) {
+      return ctx.Error(absl::StrCat("B ", DimsToString(b.dims()), " at axis ", axis, " does not match A ",
+                                    DimsToString(a.dims())));
+    }
+    dims[axis + i] = b.dims()[i];
+  }
+  return b.Reshaped(dims);
+}
+
 template <Arith op>
 class BinaryArith final : public OpKernel {
  public:
-  explicit BinaryArith(const OpKernelInfo&) {}
+  explicit BinaryArith(const OpKernelInfo& info)
+      : legacy_(info.node().since_version > 0 && info.node().since_version < 7),
+        legacy_broadcast_(info.AttrOr<int64_t>("broadcast", 0) != 0),
+        legacy_axis_(info.AttrOr<int64_t>("axis", kNoAxis)) {}
   absl::Status Compute(OpKernelContext& ctx) const override {
-    ASSIGN_OR_RETURN(BinaryOperands operands, SameTypeOperands(ctx, "A", "B"));
-    const Tensor* a = operands.a;
-    const Tensor* b = operands.b;
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, operands.dims, a->type()));
+    const Tensor* a = nullptr;
+    const Tensor* b = nullptr;
+    Tensor aligned;
+    Dims out_dims;
+    if (legacy_ && legacy_broadcast_) {
+      ASSIGN_OR_RETURN(a, RequireInput(ctx, 0, "A"));
+      ASSIGN_OR_RETURN(const Tensor* b_in, RequireInput(ctx, 1, "B"));
+      if (a->type() != b_in->type()) {
+        return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(a->type()), " vs ",
+                                      DataTypeName(b_in->type())));
+      }
+      ASSIGN_OR_RETURN(aligned, AlignLegacyOperand(ctx, *a, *b_in, legacy_axis_));
+      b = &aligned;
+      out_dims = a->dims();
+    } else {
+      ASSIGN_OR_RETURN(BinaryOperands operands, SameTypeOperands(ctx, "A", "B"));
+      a = operands.a;
+      b = operands.b;
+      out_dims = std::move(operands.dims);
+    }
+    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, a->type()));
     return DispatchTypes<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                          uint64_t, Half, BFloat16>(a->type(), [&](auto tag) {
       using T = decltype(tag);
@@ -57,10 +106,17 @@ class BinaryArith final : public OpKernel {
       return absl::OkStatus();
     });
   }
+
+ private:
+  bool legacy_;
+  bool legacy_broadcast_;
+  int64_t legacy_axis_;
 };
 
 template <Arith op>
 void RegisterArith(KernelRegistry& r, const char* name) {
+  // Opsets 1-6 (with `broadcast`/`axis`) and 7+ (numpy broadcasting).
+  r.Register(KernelDefBuilder(name).Since(1, 6).Types("T", kNumericTypes).Build(), MakeFactory<BinaryArith<op>>());
   r.Register(KernelDefBuilder(name).Since(7).Types("T", kNumericTypes).Build(), MakeFactory<BinaryArith<op>>());
 }
 

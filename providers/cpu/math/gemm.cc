@@ -98,6 +98,13 @@ class Gemm final : public OpKernel {
 }  // namespace
 
 void RegisterGemmKernels(KernelRegistry& r) {
+  // Opsets 1-6 add a `broadcast` flag for C; unidirectional broadcasting (7+)
+  // covers every C they allow.
+  r.Register(KernelDefBuilder("Gemm")
+                 .Since(1, 6)
+                 .Types("T", {DataType::kFloat, DataType::kDouble, DataType::kFloat16})
+                 .Build(),
+             MakeFactory<Gemm>());
   r.Register(KernelDefBuilder("Gemm")
                  .Since(7)
                  .Types("T", {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,

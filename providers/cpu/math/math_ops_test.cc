@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include <optional>
+
 #include "gtest/gtest.h"
 #include "providers/cpu/op_test_util.h"
 
@@ -30,6 +32,34 @@ TEST(MathOpsTest, ClipUsesAttributesBeforeOpset11) {
   auto out = RunModel(m, {{"x", Value(FloatTensor({3}, {-3.f, 0.5f, 5.f}))}}, {"y"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({-1.f, 0.5f, 2.f}));
+}
+
+// Before opset 7, arithmetic broadcast only with broadcast = 1, B aligned with
+// A's dims from `axis` on (numpy would align [3] with the last dim instead).
+TEST(MathOpsTest, ArithmeticBeforeOpset7AlignsBAtAxis) {
+  auto run = [](const std::vector<int64_t>& a_dims, const std::vector<float>& a, const std::vector<int64_t>& b_dims,
+                const std::vector<float>& b, std::optional<int64_t> axis) {
+    ModelBuilder m(6);
+    m.Input("a", DataType::kFloat, a_dims).Input("b", DataType::kFloat, b_dims).Output("y", DataType::kFloat, a_dims);
+    onnx::NodeProto& node = m.Node("Mul", {"a", "b"}, {"y"});
+    *node.add_attribute() = IntAttr("broadcast", 1);
+    if (axis) *node.add_attribute() = IntAttr("axis", *axis);
+    return RunModel(m, {{"a", Value(FloatTensor(a_dims, a))}, {"b", Value(FloatTensor(b_dims, b))}}, {"y"});
+  };
+  // B [3] at axis 1 of A [1, 3, 2, 2]: one factor per channel.
+  auto channel = run({1, 3, 2, 2}, {1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}, {3}, {10, 100, 1000}, 1);
+  ASSERT_TRUE(channel.ok()) << channel.status();
+  EXPECT_EQ(Values<float>((*channel)[0]),
+            (std::vector<float>{10, 10, 10, 10, 200, 200, 200, 200, 3000, 3000, 3000, 3000}));
+  // Without axis, B lines up with A's trailing dims.
+  auto trailing = run({2, 2}, {1, 2, 3, 4}, {2}, {10, 100}, std::nullopt);
+  ASSERT_TRUE(trailing.ok()) << trailing.status();
+  EXPECT_EQ(Values<float>((*trailing)[0]), (std::vector<float>{10, 200, 30, 400}));
+  // B that does not fit at the axis is refused, naming both shapes.
+  auto refused = run({1, 3, 2, 2}, std::vector<float>(12, 1.f), {2}, {1, 1}, 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("B [2] at axis 1 does not match A [1,3,2,2]"), std::string::npos)
+      << refused.status();
 }
 
 TEST(MathOpsTest, ClipIntegerWithBoundInputs) {

@@ -84,6 +84,8 @@ class Dropout final : public OpKernel {
 }  // namespace
 
 void RegisterDropoutKernels(KernelRegistry& r) {
+  // Opsets 1-6 add only is_test (inference ignores it).
+  r.Register(KernelDefBuilder("Dropout").Since(1, 6).Build(), MakeFactory<Dropout>());
   r.Register(KernelDefBuilder("Dropout").Since(7).Build(), MakeFactory<Dropout>());
 }
 

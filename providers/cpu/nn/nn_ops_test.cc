@@ -277,5 +277,23 @@ TEST(NnOpsTest, ImageScalerScalesAndShiftsEachChannel) {
       << refused.status();
 }
 
+// BatchNormalization before opset 7 carries is_test and consumed_inputs;
+// inference computes the same normalisation.
+TEST(NnOpsTest, BatchNormBeforeOpset7IgnoresIsTest) {
+  ModelBuilder m(6);
+  m.Input("x", DataType::kFloat, {1, 2, 1, 2}).Output("y", DataType::kFloat, {1, 2, 1, 2});
+  m.Initializer("scale", FloatTensor({2}, {2.f, 1.f}));
+  m.Initializer("bias", FloatTensor({2}, {1.f, 0.f}));
+  m.Initializer("mean", FloatTensor({2}, {1.f, -1.f}));
+  m.Initializer("var", FloatTensor({2}, {4.f, 1.f}));
+  onnx::NodeProto& node = m.Node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"});
+  *node.add_attribute() = IntAttr("is_test", 1);
+  *node.add_attribute() = testing::FloatAttr("epsilon", 0.f);
+  auto y = RunModel(m, {{"x", Value(FloatTensor({1, 2, 1, 2}, {3, 5, 0, 1}))}}, {"y"});
+  ASSERT_TRUE(y.ok()) << y.status();
+  // (x - mean) / sqrt(var) * scale + bias per channel.
+  EXPECT_EQ(Values<float>((*y)[0]), (std::vector<float>{3, 5, 1, 2}));
+}
+
 }  // namespace
 }  // namespace onyx

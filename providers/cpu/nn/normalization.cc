@@ -294,6 +294,9 @@ class LayerNormalization final : public OpKernel {
 }  // namespace
 
 void RegisterNormalizationKernels(KernelRegistry& r) {
+  // Opsets 1-6 differ only in attributes inference ignores (is_test,
+  // consumed_inputs); spatial = 0 shows as per-activation parameters.
+  r.Register(KernelDefBuilder("BatchNormalization").Since(1, 6).Build(), MakeFactory<BatchNormalization>());
   r.Register(KernelDefBuilder("BatchNormalization").Since(7).Build(), MakeFactory<BatchNormalization>());
   r.Register(KernelDefBuilder("InstanceNormalization").Since(6).Types("T", kFloatTypes).Build(),
              MakeFactory<InstanceNormalization>());
