@@ -34,7 +34,7 @@ absl::StatusOr<bool> FuseConvActivation::ApplyImpl(Graph& graph) const {
     Node* next = SoleConsumer(graph, conv->outputs[0]);
     std::string residual;
     Node* add = nullptr;
-    if (IsOp(next, "Add")) {
+    if (IsNumpyOp(next, "Add")) {
       residual = next->inputs[0] == conv->outputs[0] ? next->inputs[1] : next->inputs[0];
       if (!SameKnownShape(graph, residual, conv->outputs[0])) continue;
       add = next;

@@ -36,27 +36,27 @@ absl::StatusOr<bool> FuseGelu::ApplyImpl(Graph& graph) const {
     Node* scale = graph.Producer(erf->inputs[0]);
     if (scale == nullptr || SoleConsumer(graph, scale->outputs[0]) != erf) continue;
     std::string x;
-    if (IsOp(scale, "Div") && IsScalarConstant(graph, scale->inputs[1], 1.4142135f)) {
+    if (IsNumpyOp(scale, "Div") && IsScalarConstant(graph, scale->inputs[1], 1.4142135f)) {
       x = scale->inputs[0];
-    } else if (IsOp(scale, "Mul")) {
+    } else if (IsNumpyOp(scale, "Mul")) {
       for (int i = 0; i < 2; ++i) {
         if (IsScalarConstant(graph, scale->inputs[i], 0.70710678f)) x = scale->inputs[1 - i];
       }
     }
     if (x.empty()) continue;
     Node* add = SoleConsumer(graph, erf->outputs[0]);
-    if (!IsOp(add, "Add") || !IsScalarConstant(graph, OtherInput(*add, erf->outputs[0]), 1.f)) continue;
+    if (!IsNumpyOp(add, "Add") || !IsScalarConstant(graph, OtherInput(*add, erf->outputs[0]), 1.f)) continue;
     Node* mul = SoleConsumer(graph, add->outputs[0]);
-    if (!IsOp(mul, "Mul")) continue;
+    if (!IsNumpyOp(mul, "Mul")) continue;
     std::string other = OtherInput(*mul, add->outputs[0]);
     Node* last = nullptr;
     Node* half = nullptr;
     if (other == x) {  // (x * (1 + erf)) * 0.5
       last = SoleConsumer(graph, mul->outputs[0]);
-      if (!IsOp(last, "Mul") || !IsScalarConstant(graph, OtherInput(*last, mul->outputs[0]), 0.5f)) continue;
+      if (!IsNumpyOp(last, "Mul") || !IsScalarConstant(graph, OtherInput(*last, mul->outputs[0]), 0.5f)) continue;
     } else {  // (0.5 * x) * (1 + erf)
       half = graph.Producer(other);
-      if (!IsOp(half, "Mul") || SoleConsumer(graph, other) != mul) continue;
+      if (!IsNumpyOp(half, "Mul") || SoleConsumer(graph, other) != mul) continue;
       if (!((half->inputs[0] == x && IsScalarConstant(graph, half->inputs[1], 0.5f)) ||
             (half->inputs[1] == x && IsScalarConstant(graph, half->inputs[0], 0.5f)))) {
         continue;

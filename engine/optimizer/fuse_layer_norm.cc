@@ -24,7 +24,7 @@ absl::StatusOr<bool> FuseLayerNorm::ApplyImpl(Graph& graph) const {
   bool changed = false;
   for (size_t i = 0; i < graph.NodeCapacity(); ++i) {
     Node* sub = graph.node(i);
-    if (sub == nullptr || !IsOp(sub, "Sub")) continue;
+    if (sub == nullptr || !IsNumpyOp(sub, "Sub")) continue;
     const std::string x = sub->inputs[0];
     Node* mean = graph.Producer(sub->inputs[1]);
     if (!IsLastAxisMean(graph, mean) || mean->inputs[0] != x || SoleConsumer(graph, mean->outputs[0]) != sub) continue;
@@ -33,12 +33,12 @@ absl::StatusOr<bool> FuseLayerNorm::ApplyImpl(Graph& graph) const {
     if (readers.size() != 2 || graph.IsOutput(d)) continue;
     Node* pow = IsOp(readers[0], "Pow") ? readers[0] : readers[1];
     Node* div = pow == readers[0] ? readers[1] : readers[0];
-    if (!IsOp(pow, "Pow") || !IsOp(div, "Div") || pow->inputs[0] != d || div->inputs[0] != d) continue;
+    if (!IsOp(pow, "Pow") || !IsNumpyOp(div, "Div") || pow->inputs[0] != d || div->inputs[0] != d) continue;
     if (!IsScalarConstant(graph, pow->inputs[1], 2.f)) continue;
     Node* var = SoleConsumer(graph, pow->outputs[0]);
     if (!IsLastAxisMean(graph, var)) continue;
     Node* add_eps = SoleConsumer(graph, var->outputs[0]);
-    if (!IsOp(add_eps, "Add")) continue;
+    if (!IsNumpyOp(add_eps, "Add")) continue;
     const std::string eps_name = add_eps->inputs[0] == var->outputs[0] ? add_eps->inputs[1] : add_eps->inputs[0];
     const Tensor* eps = ConstantValue(graph, eps_name);
     if (eps == nullptr || eps->num_elements() != 1 || eps->type() != DataType::kFloat) continue;
@@ -47,10 +47,10 @@ absl::StatusOr<bool> FuseLayerNorm::ApplyImpl(Graph& graph) const {
       continue;
     }
     Node* scale = SoleConsumer(graph, div->outputs[0]);
-    if (!IsOp(scale, "Mul")) continue;
+    if (!IsNumpyOp(scale, "Mul")) continue;
     const std::string gamma = scale->inputs[0] == div->outputs[0] ? scale->inputs[1] : scale->inputs[0];
     Node* shift = SoleConsumer(graph, scale->outputs[0]);
-    if (!IsOp(shift, "Add")) continue;
+    if (!IsNumpyOp(shift, "Add")) continue;
     const std::string beta = shift->inputs[0] == scale->outputs[0] ? shift->inputs[1] : shift->inputs[0];
     const Tensor* g = ConstantValue(graph, gamma);
     const Tensor* b = ConstantValue(graph, beta);

@@ -16,7 +16,7 @@ absl::StatusOr<bool> FuseMatMulAdd::ApplyImpl(Graph& graph) const {
       continue;
     }
     Node* add = SoleConsumer(graph, mm->outputs[0]);
-    if (!IsOp(add, "Add")) continue;
+    if (!IsNumpyOp(add, "Add")) continue;
     const std::string bias_name = add->inputs[0] == mm->outputs[0] ? add->inputs[1] : add->inputs[0];
     const Tensor* bias = ConstantValue(graph, bias_name);
     if (bias == nullptr || bias->type() != DataType::kFloat || bias->num_elements() != b->dims()[1]) continue;

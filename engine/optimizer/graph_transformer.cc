@@ -74,6 +74,12 @@ Node* SoleConsumer(const Graph& graph, const std::string& value) {
   return uses == 1 ? consumers[0] : nullptr;
 }
 
+bool HasLegacyBroadcast(const Node& node) {
+  if (node.since_version <= 0 || node.since_version >= 7) return false;
+  const onnx::AttributeProto* broadcast = node.FindAttribute("broadcast");
+  return broadcast != nullptr && broadcast->i() != 0;
+}
+
 void SetReluActivation(Node& fused) {
   onnx::AttributeProto activation;
   activation.set_name("activation");

@@ -52,6 +52,16 @@ inline bool IsOp(const Node* node, const char* op_type) {
   return node != nullptr && node->domain.empty() && node->op_type == op_type;
 }
 
+// True for arithmetic of opsets 1-6 with `broadcast` = 1, whose B aligns with
+// A at `axis` rather than numpy-style: fusions that assume numpy broadcasting
+// leave these nodes alone.
+bool HasLegacyBroadcast(const Node& node);
+
+// IsOp for an Add/Sub/Mul/Div (or any op) that broadcasts numpy-style.
+inline bool IsNumpyOp(const Node* node, const char* op_type) {
+  return IsOp(node, op_type) && !HasLegacyBroadcast(*node);
+}
+
 // The passes enabled at `level`, in the order they run.
 std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level);
 

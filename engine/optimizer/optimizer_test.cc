@@ -193,6 +193,22 @@ TEST(OptimizerTest, KeepsReluWhenTheProductHasAnotherReader) {
   EXPECT_EQ(Count(c.after, "FusedGemm"), 0);
 }
 
+TEST(OptimizerTest, LeavesOpset6BroadcastAddUnfused) {
+  // Add-6 with broadcast = 1, axis = 0 adds b[i] to row i: a column bias that
+  // FusedMatMul (a row bias) must not absorb, although b has N elements.
+  ModelBuilder m(6);
+  m.Input("x", DataType::kFloat, {4, 4}).Output("y", DataType::kFloat, {4, 4});
+  m.Initializer("w", RandomFloatTensor({4, 4}, 20));
+  m.Initializer("b", FloatTensor({4}, {1.f, 10.f, 100.f, 1000.f}));
+  m.Node("MatMul", {"x", "w"}, {"xw"});
+  onnx::NodeProto& add = m.Node("Add", {"xw", "b"}, {"y"});
+  *add.add_attribute() = testing::IntAttr("broadcast", 1);
+  *add.add_attribute() = testing::IntAttr("axis", 0);
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({4, 4}, 21))}});
+  EXPECT_EQ(Count(c.after, "FusedMatMul"), 0);
+  EXPECT_EQ(Count(c.after, "Add"), 1);
+}
+
 TEST(OptimizerTest, FusesErfGelu) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {4, 8}).Output("y", DataType::kFloat, {4, 8});
