@@ -34,7 +34,7 @@ round() {
         field rows_per_s)
   kill "$pid"; wait "$pid" 2>/dev/null || true
   rm -f "$log"
-  echo "$label: empty P50 $empty µs, served mlp C=1 P50 $served µs (served − empty $(echo "$served - $empty" | bc) µs), mlp C=64 $c64 rows/s"
+  echo "$label: empty P50 $empty µs, served mlp C=1 P50 $served µs (served − empty $(awk -v s="$served" -v e="$empty" 'BEGIN { printf "%.1f", s - e }') µs), mlp C=64 $c64 rows/s"
 }
 for _ in $(seq "$rounds"); do
   round "$a" A
