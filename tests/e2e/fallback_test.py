@@ -221,15 +221,11 @@ def main():
         client = base.Client(mods, address)
         ctx = {"params": params, "onyx": args.onyx_test_providers, "metrics": metrics_address,
                "stderr": stderr_path, "model_path": os.path.join(repo, "gate_3", "1", "model.onnx")}
-        passed, failed = base.run_cases(build_cases(client, ctx), client, proc, stderr_path)
+        passed, failed = base.run_cases(build_cases(client, ctx), proc, stderr_path)
         client.channel.close()
     finally:
         if proc is not None:
-            base.stop(proc)
-            if proc.returncode not in (0, None):
-                print("onyxd exited with status %s" % proc.returncode)
-                print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
-                failed += 1
+            failed += base.stop_checked(proc, stderr_path)
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 and passed > 0 else 1

@@ -301,14 +301,14 @@ def main():
                                                         offset=0, byte_size=SHM_BYTES),
             timeout=base.RPC_TIMEOUT_S)
         cases = build_cases(client, args.repo, "small")
-        passed, failed = base.run_cases(cases, client, proc, stderr_path)
+        passed, failed = base.run_cases(cases, proc, stderr_path)
         if failed:
             print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
     finally:
         if client is not None:
             client.channel.close()
         if proc is not None:
-            base.stop(proc)
+            failed += base.stop_checked(proc, stderr_path)
         if shm is not None:
             shm.close()
             shm.unlink()

@@ -366,13 +366,13 @@ def main():
         client = base.Client(mods, address)
         admin = admin_grpc.AdminStub(client.channel)
         cases = build_cases(client, admin_pb, admin, metrics_address, args.repo, args.onyx, tmp)
-        passed, failed = base.run_cases(cases, client, proc, os.path.join(tmp, "onyxd.stderr"))
+        passed, failed = base.run_cases(cases, proc, os.path.join(tmp, "onyxd.stderr"))
     finally:
         if proc is not None:
-            base.stop(proc)
+            failed += base.stop_checked(proc, os.path.join(tmp, "onyxd.stderr"))
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return 0 if failed == 0 and passed > 0 else 1
 
 
 if __name__ == "__main__":

@@ -171,7 +171,7 @@ def main():
             return 1
         client = base.Client(mods, address)
         cases = build_cases(client, prom_url, metrics_address)
-        passed, failed = base.run_cases(cases, client, onyxd, os.path.join(tmp, "onyxd.stderr"))
+        passed, failed = base.run_cases(cases, onyxd, os.path.join(tmp, "onyxd.stderr"))
         if failed:
             print("--- prometheus log (tail) ---\n" + base.tail(os.path.join(tmp, "prometheus.log")))
     finally:
@@ -183,10 +183,10 @@ def main():
                 prom.kill()
                 prom.wait()
         if onyxd is not None:
-            base.stop(onyxd)
+            failed += base.stop_checked(onyxd, os.path.join(tmp, "onyxd.stderr"))
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return 0 if failed == 0 and passed > 0 else 1
 
 
 if __name__ == "__main__":

@@ -130,6 +130,17 @@ def stop(proc):
         proc.wait()
 
 
+def stop_checked(proc, stderr_path):
+    """Stops onyxd; returns 1 (one more failure), after printing its exit
+    status and stderr tail, when it did not exit 0; else 0."""
+    stop(proc)
+    if proc.returncode in (0, None):
+        return 0
+    print("onyxd exited with status %s" % proc.returncode)
+    print("--- onyxd stderr (tail) ---\n" + tail(stderr_path))
+    return 1
+
+
 # ----------------------------------------------------------------- cases
 
 class Client:
@@ -295,8 +306,9 @@ def build_cases(client, repo):
     ]
 
 
-def wait_ready(mods, address, proc):
-    """Returns None once ServerReady is true, else a reason string.
+def wait_ready(mods, address, proc, creds=None):
+    """Returns None once ServerReady is true, else a reason string; with
+    `creds` (grpc channel credentials) the channel is TLS.
 
     Each attempt uses a fresh channel: a channel whose first connects were
     refused sits in gRPC's reconnect backoff (seconds) after the port opens.
@@ -308,7 +320,8 @@ def wait_ready(mods, address, proc):
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return "onyxd exited with status %s before ready" % proc.returncode
-        with grpc.insecure_channel(address) as channel:
+        channel = grpc.insecure_channel(address) if creds is None else grpc.secure_channel(address, creds)
+        with channel:
             stub = mods["grpc_service_pb2_grpc"].GRPCInferenceServiceStub(channel)
             try:
                 if stub.ServerReady(pb.ServerReadyRequest(), timeout=1.0).ready:
@@ -320,7 +333,8 @@ def wait_ready(mods, address, proc):
                     return "ServerReady failed: %s %s" % (e.code(), e.details())
                 last = "%s %s" % (e.code(), e.details())
         time.sleep(0.2)
-    return "not ready after %.0f s (last: %s)" % (READY_TIMEOUT_S, last)
+    return "not ready%s after %.0f s (last: %s)" % ("" if creds is None else " over TLS", READY_TIMEOUT_S,
+                                                   last)
 
 
 def parse_args(doc):
@@ -404,37 +418,53 @@ def run_suite(doc, prefix, prepare, build_cases, extra_args=()):
             print("FAIL setup: %s: %s" % (type(e).__name__, e))
             print("0 passed, 1 failed")
             return 1
-        passed, failed = run_cases(cases, client, proc, stderr_path)
+        passed, failed = run_cases(cases, proc, stderr_path)
         client.channel.close()
     finally:
         if proc is not None:
-            stop(proc)
-            if proc.returncode not in (0, None):
-                print("onyxd exited with status %s" % proc.returncode)
-                print("--- onyxd stderr (tail) ---\n" + tail(stderr_path))
-                failed += 1
+            failed += stop_checked(proc, stderr_path)
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 and passed > 0 else 1
 
 
-def run_cases(cases, client, proc, stderr_path):
+def case_failure(fn):
+    """Runs one case: None when it passed, else why it failed. Any exception
+    fails only this case (a broken case must not hide the others)."""
+    import grpc
+    try:
+        fn()
+        return None
+    except CaseFailure as e:
+        return str(e)
+    except grpc.RpcError as e:
+        return "rpc %s: %s" % (e.code(), e.details())
+    except Exception as e:  # noqa: BLE001
+        return "%s: %s" % (type(e).__name__, e)
+
+
+def report(outcomes):
+    """Prints a PASS/FAIL line per (name, failure or None) and the summary;
+    returns the exit status for sys.exit (1 also when nothing ran)."""
+    passed = sum(1 for _, f in outcomes if f is None)
+    failed = len(outcomes) - passed
+    for name, f in outcomes:
+        print("PASS %s" % name if f is None else "FAIL %s: %s" % (name, f))
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+def run_cases(cases, proc, stderr_path):
     """Runs (name, fn) cases in order, printing PASS/FAIL lines; stops early,
     failing the rest, if onyxd dies. Returns (passed, failed)."""
     passed = failed = 0
     for i, (name, fn) in enumerate(cases):
-        try:
-            fn()
+        failure = case_failure(fn)
+        if failure is None:
             print("PASS %s" % name)
             passed += 1
-        except CaseFailure as e:
-            print("FAIL %s: %s" % (name, e))
-            failed += 1
-        except client.grpc.RpcError as e:
-            print("FAIL %s: rpc %s: %s" % (name, e.code(), e.details()))
-            failed += 1
-        except Exception as e:  # noqa: BLE001 - a broken case must not hide the others
-            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
+        else:
+            print("FAIL %s: %s" % (name, failure))
             failed += 1
         sys.stdout.flush()
         if proc.poll() is not None:

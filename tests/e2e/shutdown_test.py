@@ -84,13 +84,7 @@ def main():
         params = base.load_initializers(os.path.join(args.repo, "mlp", "1", "model.onnx"))
 
         def record(name, fn):
-            try:
-                fn()
-                outcomes.append((name, None))
-            except base.CaseFailure as e:
-                outcomes.append((name, str(e)))
-            except grpc.RpcError as e:
-                outcomes.append((name, "rpc %s: %s" % (e.code(), e.details())))
+            outcomes.append((name, base.case_failure(fn)))
 
         # 1. SIGUSR1 → arena accounting in the log.
         def arena_dump():
@@ -244,16 +238,10 @@ def main():
     finally:
         if proc is not None:
             base.stop(proc)
-        passed = sum(1 for _, f in outcomes if f is None)
-        failed = len(outcomes) - passed
-        for name, f in outcomes:
-            print("PASS %s" % name if f is None else "FAIL %s: %s" % (name, f))
-        if failed:
+        if any(f is not None for _, f in outcomes):
             print("--- onyxd stderr (tail) ---\n" + base.tail(stderr_path))
         shutil.rmtree(tmp, ignore_errors=True)
-
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return base.report(outcomes)
 
 
 if __name__ == "__main__":

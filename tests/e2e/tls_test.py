@@ -56,27 +56,6 @@ def read(path):
         return f.read()
 
 
-def wait_ready_tls(mods, address, creds, proc):
-    """None once ServerReady answers true over TLS, else a reason."""
-    import grpc
-    pb = mods["grpc_service_pb2"]
-    deadline = time.monotonic() + base.READY_TIMEOUT_S
-    last = "no answer"
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return "onyxd exited with status %s before ready" % proc.returncode
-        with grpc.secure_channel(address, creds) as channel:
-            stub = mods["grpc_service_pb2_grpc"].GRPCInferenceServiceStub(channel)
-            try:
-                if stub.ServerReady(pb.ServerReadyRequest(), timeout=1.0).ready:
-                    return None
-                last = "ready is false"
-            except grpc.RpcError as e:
-                last = "%s %s" % (e.code(), e.details())
-        time.sleep(0.2)
-    return "not ready over TLS after %.0f s (last: %s)" % (base.READY_TIMEOUT_S, last)
-
-
 def start(onyxd, repo, args, stderr_path):
     port = base.free_ports(1)[0]
     address = "127.0.0.1:%d" % port
@@ -125,13 +104,7 @@ def main():
             raise base.CaseFailure("%s: inference succeeded" % what)
 
         def run(name, fn):
-            try:
-                fn()
-                outcomes.append((name, None))
-            except base.CaseFailure as e:
-                outcomes.append((name, str(e)))
-            except grpc.RpcError as e:
-                outcomes.append((name, "rpc %s: %s" % (e.code(), e.details())))
+            outcomes.append((name, base.case_failure(fn)))
 
         server_trust = grpc.ssl_channel_credentials(root_certificates=read(p("ca.pem")))
 
@@ -141,7 +114,7 @@ def main():
                               ["--tls-cert-file", p("server.pem"), "--tls-key-file",
                                p("server.key")], stderr1)
         procs.append(proc)
-        reason = wait_ready_tls(mods, address, server_trust, proc)
+        reason = base.wait_ready(mods, address, proc, creds=server_trust)
 
         def tls_infer():
             base.check(reason is None, "%s\n%s" % (reason, base.tail(stderr1)))
@@ -167,7 +140,7 @@ def main():
         client_creds = grpc.ssl_channel_credentials(root_certificates=read(p("ca.pem")),
                                                     private_key=read(p("client.key")),
                                                     certificate_chain=read(p("client.pem")))
-        reason2 = wait_ready_tls(mods, address, client_creds, proc)
+        reason2 = base.wait_ready(mods, address, proc, creds=client_creds)
 
         def mtls_infer():
             base.check(reason2 is None, "%s\n%s" % (reason2, base.tail(stderr2)))
@@ -193,19 +166,14 @@ def main():
             base.check("tls.key_file" in res.stderr and missing in res.stderr,
                        "stderr %r does not name tls.key_file and %s" % (res.stderr, missing))
         run("tls_missing_key_file_exits_2", missing_key_exits_2)
-    except RuntimeError as e:
-        outcomes.append(("setup", str(e)))
+    except Exception as e:  # noqa: BLE001 - e.g. no openssl: reported, with the cases already run
+        outcomes.append(("setup", "%s: %s" % (type(e).__name__, e)))
     finally:
         for proc in procs:
             base.stop(proc)
         shutil.rmtree(tmp, ignore_errors=True)
 
-    passed = sum(1 for _, f in outcomes if f is None)
-    failed = len(outcomes) - passed
-    for name, f in outcomes:
-        print("PASS %s" % name if f is None else "FAIL %s: %s" % (name, f))
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return base.report(outcomes)
 
 
 if __name__ == "__main__":
