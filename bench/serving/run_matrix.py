@@ -126,8 +126,12 @@ def main():
     ap.add_argument("--batched-concurrency", type=int, default=64)
     ap.add_argument("--json", help="also write every run's numbers here")
     args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="onyx_bench_serving_") as tmp:
+        return run(args, tmp)
 
-    tmp = tempfile.mkdtemp(prefix="onyx_bench_serving_")
+
+def run(args, tmp):
+    """The whole matrix against one onyxd whose stubs and logs live in tmp."""
     mods = e2e.stubs_in(args.proto_dir, tmp)
     if mods is None:
         return 1

@@ -48,7 +48,11 @@ def main():
     ap.add_argument("--repo", required=True)
     ap.add_argument("--bench", required=True)
     args = ap.parse_args()
-    tmp = tempfile.mkdtemp(prefix="onyx_bench_smoke_")
+    with tempfile.TemporaryDirectory(prefix="onyx_bench_smoke_") as tmp:
+        return run(args, tmp)
+
+
+def run(args, tmp):
     mods = e2e.stubs_in(args.proto_dir, tmp)
     if mods is None:
         return 1

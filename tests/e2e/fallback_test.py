@@ -26,7 +26,6 @@ providers. Prints "PASS name" / "FAIL name: reason" per case and
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -90,16 +89,8 @@ def write_repository(root, model):
 def inspect_counts(onyx, model_path):
     """(fallback nodes, partitions, memcpy nodes) as `onyx inspect` prints them
     with PROVIDERS and optimization disabled."""
-    res = subprocess.run([onyx, "inspect", model_path, "--providers", ",".join(PROVIDERS),
-                          "--optimization", "disabled"],
-                         capture_output=True, text=True, timeout=60)
-    check(res.returncode == 0, "onyx inspect: exit %d: %s" % (res.returncode, res.stderr))
-    numbers = {}
-    for key in ("partitions", "memcpy nodes", "cpu fallback nodes"):
-        m = re.search(r"^\s+%s: (\d+)$" % key, res.stdout, re.M)
-        check(m is not None, "onyx inspect printed no %r line:\n%s" % (key, res.stdout))
-        numbers[key] = int(m.group(1))
-    return numbers["cpu fallback nodes"], numbers["partitions"], numbers["memcpy nodes"]
+    return metrics.inspect_report(onyx, model_path,
+                                  ["--providers", ",".join(PROVIDERS), "--optimization", "disabled"])
 
 
 def build_cases(client, ctx):

@@ -116,9 +116,11 @@ def admin_stubs(proto_dir, out_dir):
     return importlib.import_module("admin_pb2"), importlib.import_module("admin_pb2_grpc")
 
 
-def inspect_report(onyx, model_path):
-    """(cpu fallback nodes, partitions, memcpy nodes) as `onyx inspect` prints them."""
-    res = subprocess.run([onyx, "inspect", model_path], capture_output=True, text=True, timeout=60)
+def inspect_report(onyx, model_path, extra_args=()):
+    """(cpu fallback nodes, partitions, memcpy nodes) as `onyx inspect` prints
+    them; extra_args are added to its command line."""
+    res = subprocess.run([onyx, "inspect", model_path] + list(extra_args), capture_output=True, text=True,
+                         timeout=60)
     check(res.returncode == 0, "onyx inspect %s: exit %d: %s" % (model_path, res.returncode, res.stderr))
     numbers = {}
     for key in ("partitions", "memcpy nodes", "cpu fallback nodes"):
