@@ -27,7 +27,7 @@ T* KernelScratch(ScratchSlot slot, int64_t count) {
   return static_cast<T*>(KernelScratchBytes(slot, static_cast<size_t>(count) * sizeof(T)));
 }
 
-// Bytes held by the calling thread's scratch slots (for tests and memory dumps).
+// Bytes held by the calling thread's scratch slots (for tests).
 size_t KernelScratchHeldBytes();
 
 }  // namespace onyx

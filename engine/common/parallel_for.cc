@@ -3,29 +3,23 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 
 #include "common/cpu_quota.h"
 
 namespace onyx {
 namespace {
 
-std::atomic<int>& ThreadSetting() {
-  static std::atomic<int> threads{AvailableCpuCount()};
+int CpuQuotaThreads() {
+  static const int threads = AvailableCpuCount();
   return threads;
 }
 
-thread_local int scoped_threads = 0;  // 0: the process default
+thread_local int scoped_threads = 0;  // 0: the CPU quota
 
 }  // namespace
 
-void SetIntraOpThreads(int threads) {
-  ThreadSetting().store(std::max(threads, 1));
-  omp_set_num_threads(std::max(threads, 1));
-}
-
 int IntraOpThreads() {
-  return scoped_threads > 0 ? scoped_threads : ThreadSetting().load(std::memory_order_relaxed);
+  return scoped_threads > 0 ? scoped_threads : CpuQuotaThreads();
 }
 
 ScopedIntraOpThreads::ScopedIntraOpThreads(int threads) : saved_(scoped_threads) {

@@ -20,11 +20,8 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
 // before oneDNN calls.
 void ApplyThreadSettings();
 
-// Sets the process default of the number of threads ParallelFor and oneDNN
-// use (initially the CPU quota).
-void SetIntraOpThreads(int threads);
 // The calling thread's count: its innermost ScopedIntraOpThreads, else the
-// process default.
+// process's CPU quota.
 int IntraOpThreads();
 
 // Overrides IntraOpThreads() on the calling thread for its lifetime, so that

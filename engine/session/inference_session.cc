@@ -408,16 +408,22 @@ std::vector<KernelStats> InferenceSession::kernel_stats() const {
   return stats;
 }
 
+void AddKernelStats(KernelStats& sum, const KernelStats& k) {
+  sum.count += k.count;
+  sum.total_ns += k.total_ns;
+  sum.max_ns = std::max(sum.max_ns, k.max_ns);
+  for (size_t b = 0; b < sum.bucket_counts.size() && b < k.bucket_counts.size(); ++b) {
+    sum.bucket_counts[b] += k.bucket_counts[b];
+  }
+}
+
 std::vector<KernelStats> InferenceSession::op_type_stats() const {
   std::map<std::pair<std::string, std::string>, KernelStats> by_type;
   for (const KernelStats& k : kernel_stats()) {
     KernelStats& sum = by_type[{k.op_type, k.provider}];
     sum.op_type = k.op_type;
     sum.provider = k.provider;
-    sum.count += k.count;
-    sum.total_ns += k.total_ns;
-    sum.max_ns = std::max(sum.max_ns, k.max_ns);
-    for (size_t b = 0; b < kKernelLatencyBuckets; ++b) sum.bucket_counts[b] += k.bucket_counts[b];
+    AddKernelStats(sum, k);
   }
   std::vector<KernelStats> out;
   for (auto& [key, k] : by_type) out.push_back(std::move(k));

@@ -16,24 +16,9 @@ using Labels = std::vector<prometheus::ClientMetric::Label>;
 
 constexpr double kNsPerSecond = 1e9;
 
-// Sums `stats` into `into`, keyed by `key`.
-template <typename Key>
-void Accumulate(std::map<Key, onyx::KernelStats>& into, const Key& key, const onyx::KernelStats& stats) {
-  auto [it, inserted] = into.try_emplace(key, stats);
-  if (inserted) return;
-  onyx::KernelStats& sum = it->second;
-  sum.count += stats.count;
-  sum.total_ns += stats.total_ns;
-  sum.max_ns = std::max(sum.max_ns, stats.max_ns);
-  for (size_t b = 0; b < sum.bucket_counts.size() && b < stats.bucket_counts.size(); ++b) {
-    sum.bucket_counts[b] += stats.bucket_counts[b];
-  }
-}
-
 void AddHistogram(prometheus::MetricFamily& family, Labels labels, const onyx::KernelStats& stats) {
   prometheus::ClientMetric metric;
   metric.label = std::move(labels);
-  metric.histogram.sample_count = static_cast<uint64_t>(stats.count);
   metric.histogram.sample_sum = static_cast<double>(stats.total_ns) / kNsPerSecond;
   uint64_t cumulative = 0;
   for (size_t b = 0; b < stats.bucket_counts.size(); ++b) {
@@ -45,6 +30,9 @@ void AddHistogram(prometheus::MetricFamily& family, Labels labels, const onyx::K
                              : std::numeric_limits<double>::infinity();
     metric.histogram.bucket.push_back(bucket);
   }
+  // The buckets, not `count`: the atomics are read one by one while runs
+  // record, and _count must equal the +Inf bucket.
+  metric.histogram.sample_count = cumulative;
   family.metric.push_back(std::move(metric));
 }
 
@@ -67,10 +55,18 @@ std::vector<ModelSnapshot> SnapshotModels(const ModelRepository& repository) {
       const onyx::PartitionReport& report = session.partition_report();
       snap.buckets.push_back({sessions.bucket_label(i), static_cast<int64_t>(report.fallback_nodes.size()),
                               report.partitions, report.memcpy_nodes});
-      for (const onyx::KernelStats& k : session.op_type_stats()) {
-        Accumulate(op_types, std::make_pair(k.op_type, k.provider), k);
+      // One read of the session's per-node statistics feeds both sums.
+      for (const onyx::KernelStats& k : session.kernel_stats()) {
+        onyx::KernelStats& by_type = op_types[{k.op_type, k.provider}];
+        by_type.op_type = k.op_type;
+        by_type.provider = k.provider;
+        onyx::AddKernelStats(by_type, k);
+        onyx::KernelStats& by_node = nodes[k.node];
+        by_node.node = k.node;
+        by_node.op_type = k.op_type;
+        by_node.provider = k.provider;
+        onyx::AddKernelStats(by_node, k);
       }
-      for (const onyx::KernelStats& k : session.kernel_stats()) Accumulate(nodes, k.node, k);
     }
     for (auto& [key, k] : op_types) snap.op_types.push_back(std::move(k));
     for (auto& [key, k] : nodes) snap.nodes.push_back(std::move(k));

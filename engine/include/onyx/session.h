@@ -160,6 +160,10 @@ struct KernelStats {
   std::vector<int64_t> bucket_counts = std::vector<int64_t>(kKernelLatencyBuckets, 0);
 };
 
+// Adds k's runs (count, total, max, buckets) to `sum`; the labels of `sum`
+// are left as they are.
+void AddKernelStats(KernelStats& sum, const KernelStats& k);
+
 using Feeds = std::vector<std::pair<std::string, Value>>;
 
 class InferenceSession {

@@ -20,9 +20,10 @@ class FusedConv final : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
+    RETURN_IF_ERROR(RequireFloatInput(ctx, "FusedConv"));
     RETURN_IF_ERROR(conv_->Compute(ctx));
     Tensor* y = ctx.OutputTensor(0);
-    if (y == nullptr || y->type() != DataType::kFloat) return ctx.Error("FusedConv computes float only");
+    if (y == nullptr) return ctx.Error("FusedConv produced no output");
     const Tensor* z = ctx.Input(3);
     if (z != nullptr && (z->dims() != y->dims() || z->type() != DataType::kFloat)) {
       return ctx.Error("residual Z " + DimsToString(z->dims()) + " does not match the output " +

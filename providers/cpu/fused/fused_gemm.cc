@@ -17,9 +17,10 @@ class FusedGemm final : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
+    RETURN_IF_ERROR(RequireFloatInput(ctx, "FusedGemm"));
     RETURN_IF_ERROR(gemm_->Compute(ctx));
     Tensor* y = ctx.OutputTensor(0);
-    if (y == nullptr || y->type() != DataType::kFloat) return ctx.Error("FusedGemm computes float only");
+    if (y == nullptr) return ctx.Error("FusedGemm produced no output");
     if (relu_) ReluInPlace(y->mutable_data<float>(), y->num_elements());
     return absl::OkStatus();
   }

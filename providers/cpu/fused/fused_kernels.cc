@@ -28,6 +28,15 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateWrappedCpuKernel(const OpKernelI
   return entries.back()->factory(info);
 }
 
+absl::Status RequireFloatInput(OpKernelContext& ctx, const char* op) {
+  const Tensor* x = ctx.Input(0);
+  if (x == nullptr) return ctx.Error(absl::StrCat(op, " needs input 0"));
+  if (x->type() != DataType::kFloat) {
+    return ctx.Error(absl::StrCat(op, " computes float only, received ", DataTypeName(x->type())));
+  }
+  return absl::OkStatus();
+}
+
 void ReluInPlace(float* data, int64_t n) {
   ParallelFor(n, 16384, [data](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) data[i] = data[i] < 0.f ? 0.f : data[i];

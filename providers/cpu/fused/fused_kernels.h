@@ -24,6 +24,10 @@ absl::StatusOr<bool> ParseReluActivation(const OpKernelInfo& info);
 // `activation`): the product a fused kernel wraps.
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateWrappedCpuKernel(const OpKernelInfo& info, const char* op_type);
 
+// OK when input 0 is float (the fused activations run on float outputs only);
+// else an error naming `op` and the type received, before any work.
+absl::Status RequireFloatInput(OpKernelContext& ctx, const char* op);
+
 // data[i] = max(data[i], 0) over n floats.
 void ReluInPlace(float* data, int64_t n);
 

@@ -55,7 +55,10 @@ class ConvTranspose final : public OpKernel {
       const T *px = x.data<T>(), *pw = w.data<T>();
       T* py = y.mutable_data<T>();
       T* col = KernelScratch<T>(kScratchIm2Col, cout_g * kernel_size * in_size);
-      if (col == nullptr) return ctx.Error("cannot allocate the col2im buffer");
+      if (col == nullptr) {
+        return absl::ResourceExhaustedError(absl::StrCat("cannot allocate the ", cout_g * kernel_size * in_size * sizeof(T),
+                                                         "-byte col2im buffer"));
+      }
       for (int64_t n = 0; n < batch; ++n) {
         for (int64_t gi = 0; gi < group_; ++gi) {
           T* image = py + (n * out_c + gi * cout_g) * out_size;
