@@ -84,14 +84,24 @@ absl::StatusOr<onyx::admin::v1::ProfileModelResponse> AdminService::Profile(
   }
   onyx::admin::v1::ProfileModelResponse response;
   response.set_runs(std::min(recorded, runs));
+  // Every session stops recording before any trace is written, so a failed
+  // write cannot leave the others profiling into the next call.
+  for (size_t i = 0; i < sessions.size(); ++i) sessions.session(i).StartProfiling(0);
+  absl::Status first_error;
   for (size_t i = 0; i < sessions.size(); ++i) {
     const onyx::InferenceSession& session = sessions.session(i);
-    session.StartProfiling(0);
     if (session.profiled_runs() == before[i]) continue;
     absl::StatusOr<std::string> path = session.EndProfiling();
-    if (!path.ok()) return path.status();
-    response.add_trace_files(*path);
+    if (path.ok()) {
+      response.add_trace_files(*path);
+    } else if (first_error.ok()) {
+      first_error = absl::Status(path.status().code(),
+                                 absl::StrCat("ProfileModel: model '", model.name(), "' version ",
+                                              model.version_string(), " bucket ", sessions.bucket_label(i),
+                                              ": ", path.status().message()));
+    }
   }
+  if (!first_error.ok()) return first_error;
   if (response.trace_files().empty()) {
     return absl::DeadlineExceededError(absl::StrCat("ProfileModel: model '", model.name(), "' version ",
                                                     model.version_string(), " ran no request before the wait ended"));

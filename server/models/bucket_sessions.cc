@@ -116,7 +116,12 @@ BucketSessions::BucketSessions(std::string model_name, std::vector<int64_t> buck
     : model_name_(std::move(model_name)),
       buckets_(std::move(buckets)),
       padded_dims_(std::move(padded_dims)),
-      sessions_(std::move(sessions)) {}
+      sessions_(std::move(sessions)),
+      labels_([this] {
+        std::vector<std::string> labels;
+        for (const SessionShape& shape : SessionShapes(buckets_, padded_dims_)) labels.push_back(shape.Label());
+        return labels;
+      }()) {}
 
 absl::StatusOr<std::vector<onyx::Value>> BucketSessions::Run(
     size_t bucket_index, const onyx::Feeds& feeds,
@@ -135,9 +140,9 @@ void BucketSessions::MaybeDumpArenas(const absl::Status& status) const {
                 std::string(status.message()), onyx::DumpArenaLogs());
 }
 
-std::string BucketSessions::bucket_label(size_t index) const {
-  const std::vector<SessionShape> shapes = SessionShapes(buckets_, padded_dims_);
-  return index < shapes.size() ? shapes[index].Label() : std::string("none");
+const std::string& BucketSessions::bucket_label(size_t index) const {
+  static const std::string none = "none";
+  return index < labels_.size() ? labels_[index] : none;
 }
 
 }  // namespace onyx::server

@@ -71,7 +71,7 @@ class BucketSessions final : public BucketedModel {
   // How metrics and logs name session `index`: its batch size then each padded
   // size, joined by 'x' ("8", "8x128"; "128" without buckets), or "none" for the
   // single session of a model with neither.
-  std::string bucket_label(size_t index) const;
+  const std::string& bucket_label(size_t index) const;
 
  private:
   BucketSessions(std::string model_name, std::vector<int64_t> buckets,
@@ -85,6 +85,7 @@ class BucketSessions final : public BucketedModel {
   const std::vector<int64_t> buckets_;
   const std::vector<PaddedDim> padded_dims_;
   const std::vector<std::unique_ptr<onyx::InferenceSession>> sessions_;
+  const std::vector<std::string> labels_;  // bucket_label(i), computed once
   mutable RateLimiter arena_dumps_{kArenaDumpInterval};
 };
 

@@ -59,8 +59,10 @@ void Fill(onyx::Tensor& t, double value) {
   }
 }
 
-// Copies `src` into the leading corner of `dst` (same rank and type, every
-// dim of dst >= src's, dst differing only along `axis`).
+// Copies the first `copy_len` positions along `axis` of `src` into the
+// leading positions of `dst` (same rank and type, differing only along
+// `axis`; copy_len <= both lengths): pads when dst is longer, slices when it
+// is shorter.
 void CopyAlongAxis(const onyx::Tensor& src, onyx::Tensor& dst, size_t axis, int64_t copy_len) {
   const onyx::Dims& s = src.dims();
   const onyx::Dims& d = dst.dims();
@@ -114,26 +116,7 @@ absl::StatusOr<onyx::Tensor> SliceAxis(const onyx::Tensor& tensor, size_t axis, 
   onyx::Dims dims = tensor.dims();
   dims[axis] = length;
   onyx::Tensor out = onyx::Tensor::Allocate(tensor.type(), dims);
-  // Copying into a smaller destination: walk it with the source's stride.
-  const onyx::Dims& s = tensor.dims();
-  int64_t outer = 1;
-  for (size_t i = 0; i < axis; ++i) outer *= s[i];
-  const int64_t inner = onyx::NumElements(absl::MakeConstSpan(s).subspan(axis + 1));
-  const int64_t n = length * inner;
-  if (tensor.type() == onyx::DataType::kString) {
-    const std::string* from = tensor.data<std::string>();
-    std::string* to = out.mutable_data<std::string>();
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = 0; i < n; ++i) to[o * n + i] = from[o * s[axis] * inner + i];
-    }
-    return out;
-  }
-  const size_t elem = onyx::ElementSize(tensor.type());
-  if (n == 0) return out;
-  for (int64_t o = 0; o < outer; ++o) {
-    std::memcpy(static_cast<char*>(out.mutable_raw()) + o * n * elem,
-                static_cast<const char*>(tensor.raw()) + o * s[axis] * inner * elem, n * elem);
-  }
+  CopyAlongAxis(tensor, out, axis, length);
   return out;
 }
 
