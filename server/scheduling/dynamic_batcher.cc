@@ -68,6 +68,9 @@ absl::Status DynamicBatcher::Enqueue(std::unique_ptr<InferenceRequest> request, 
   // A request with no rows (a model without buckets) still counts as one, so
   // that waiting workers see it.
   arrived_rows_ += std::max<int64_t>(request->batch_size, 1);
+  if (deadline < reaper_wake_ || (request->is_cancelled && now + kCancelPollInterval < reaper_wake_)) {
+    ++reaper_kicks_;  // it must look at this one before it planned to wake
+  }
   queue_.push_back(Entry{std::move(request), std::move(done), now, deadline, now});
   return absl::OkStatus();
 }
@@ -243,19 +246,24 @@ void DynamicBatcher::ReaperLoop() {
       continue;
     }
 
-    // Sleep until the earliest queued deadline, the next cancellation poll, an
-    // arrival (it may expire sooner), the queue emptying, or stopping.
+    // Sleep until the earliest queued deadline, the next cancellation poll,
+    // an arrival that needs looking at sooner (Enqueue kicks), stopping, or,
+    // once stopping, the workers having drained the queue (then it exits).
+    // Requests the workers take otherwise need nothing from the reaper: it
+    // finds them gone when it wakes.
     absl::Time wake = absl::InfiniteFuture();
     for (const Entry& entry : queue_) {
       wake = std::min(wake, entry.deadline);
       if (entry.request->is_cancelled) wake = std::min(wake, now + kCancelPollInterval);
     }
-    const int64_t seen_rows = arrived_rows_;
+    const int64_t seen_kicks = reaper_kicks_;
     const bool seen_stopping = stopping_;
-    auto changed = [this, seen_rows, seen_stopping]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return arrived_rows_ != seen_rows || stopping_ != seen_stopping || queue_.empty();
+    auto changed = [this, seen_kicks, seen_stopping]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return reaper_kicks_ != seen_kicks || stopping_ != seen_stopping || (stopping_ && queue_.empty());
     };
+    reaper_wake_ = wake;
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&changed), wake);
+    reaper_wake_ = absl::InfinitePast();
   }
   mu_.Unlock();
 }

@@ -175,6 +175,11 @@ class DynamicBatcher final : public Scheduler {
   // wakes once enough new rows arrived to possibly reach max_batch_size.
   int64_t arrived_rows_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // When the sleeping reaper will look at the queue next (InfinitePast while
+  // it is not in a timed sleep), and how often an arrival needed it sooner:
+  // an arrival wakes it only then, not on every request.
+  absl::Time reaper_wake_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  int64_t reaper_kicks_ ABSL_GUARDED_BY(mu_) = 0;
 
   absl::Mutex join_mu_;  // serialises Stop() callers while they join
   std::vector<std::thread> workers_ ABSL_GUARDED_BY(join_mu_);
