@@ -45,7 +45,8 @@ inline constexpr int64_t kDefaultMaxBatchSize = 8;
 
 struct DynamicBatchingConfig {
   // Longest the oldest queued request waits for later ones to merge with; a
-  // batch whose rows reach max_batch_size or equal a bucket goes at once.
+  // batch goes at once when its rows reach max_batch_size or no other run of
+  // the model is in progress.
   int64_t max_queue_delay_us = 0;
   // Requests queued beyond this are refused with RESOURCE_EXHAUSTED.
   int64_t max_queue_size = 256;

@@ -165,8 +165,8 @@ class Outcomes {
   std::map<int, absl::StatusOr<InferenceResult>> results_ ABSL_GUARDED_BY(mu_);
 };
 
+// The batcher's options; the buckets are the model's (RowModel's).
 struct BatcherSetup {
-  std::vector<int64_t> buckets = {1, 2, 4, 8};
   int64_t max_batch_size = 0;
   absl::Duration delay = absl::Hours(1);
   int64_t queue = 64;
@@ -192,9 +192,10 @@ std::unique_ptr<DynamicBatcher> MakeBatcher(std::shared_ptr<const BucketedModel>
   return std::move(*batcher);
 }
 
-// Keeps the model busy: a blocking run of one row holds one worker (of
-// setup.instances = 2), so the other one waits for batches to fill. The
-// blocker is the first engine call; its outcome is reported as index -1.
+// Keeps the model busy: a blocking run of one row holds one worker (with
+// setup.instances = 2 the other one then waits for batches to fill; with one,
+// requests stay queued). The blocker is the first engine call; its outcome is
+// reported as index -1.
 void HoldOneWorker(DynamicBatcher& batcher, RowModel& row_model, Outcomes& outcomes,
                    int64_t cols) {
   ASSERT_TRUE(batcher.Enqueue(Rows(1, cols, kBlock), outcomes.Callback(-1)).ok());
@@ -232,7 +233,6 @@ TEST(DynamicBatcherTest, MergesCompatibleRequestsIntoOneRun) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {8};
   setup.delay = absl::Microseconds(500);
   setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
@@ -270,7 +270,6 @@ TEST(DynamicBatcherTest, IdleModelRunsWhatIsQueuedAtOnce) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {4, 8};
   auto batcher = MakeBatcher(row_model.model(), clock, setup);  // delay: 1 h, never advanced
   // No other run is in progress: one row is neither max nor a bucket, yet it
   // runs at once, padded to bucket 4.
@@ -287,7 +286,6 @@ TEST(DynamicBatcherTest, UnderLoadABucketSizedBatchWaitsAndAFullOneRunsAtOnce) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {4, 8};
   setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);  // delay: 1 h, never advanced
   HoldOneWorker(*batcher, row_model, outcomes, 1);
@@ -315,7 +313,6 @@ TEST(DynamicBatcherTest, AWaitingBatchRunsOnceTheOtherEngineRunEnds) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {4, 8};
   setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);  // delay: 1 h, never advanced
   // The blocker's completion (its reply) does not return until released, so
@@ -350,7 +347,6 @@ TEST(DynamicBatcherTest, DelayExpirySendsAPartialBatch) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {2, 4};
   setup.delay = absl::Microseconds(500);
   setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
@@ -381,7 +377,6 @@ TEST(DynamicBatcherTest, IncompatibleRequestsAreNeverMerged) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {8};
   setup.delay = absl::Microseconds(100);
   setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
@@ -458,7 +453,6 @@ TEST(DynamicBatcherTest, FullQueueIsResourceExhausted) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {1};
   setup.queue = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
   ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, kBlock), outcomes.Callback(0)).ok());
@@ -484,7 +478,6 @@ TEST(DynamicBatcherTest, ExpiredRequestsGetDeadlineExceededWithoutRunning) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {8};
   setup.delay = absl::Microseconds(1000);
   setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
@@ -527,7 +520,6 @@ TEST(DynamicBatcherTest, CancelledRequestsNeverRun) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {1, 2, 4};
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
   ASSERT_TRUE(batcher->Enqueue(Rows(4, 1, kBlock), outcomes.Callback(0)).ok());
   ASSERT_TRUE(row_model.AwaitRunning(1));
@@ -562,7 +554,6 @@ TEST(DynamicBatcherTest, DeadRequestsAreAnsweredWhileTheOnlyWorkerIsBusy) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {1, 2, 4};
   auto batcher = MakeBatcher(row_model.model(), clock, setup);  // one worker
   HoldOneWorker(*batcher, row_model, outcomes, 1);
   const absl::Time start = clock->Now();
@@ -608,7 +599,6 @@ TEST(DynamicBatcherTest, StopAnswersDeadAndLiveQueuedRequestsExactlyOnce) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {1, 2, 4};
   auto batcher = MakeBatcher(row_model.model(), clock, setup);  // one worker
   HoldOneWorker(*batcher, row_model, outcomes, 1);
   const absl::Time start = clock->Now();
@@ -653,7 +643,6 @@ TEST(DynamicBatcherTest, InstanceCountWorkersRunConcurrentlyAndNoMore) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {1};
   setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
   for (int i = 0; i < 3; ++i) {
@@ -673,7 +662,6 @@ TEST(DynamicBatcherTest, EngineErrorFailsEveryRequestOfTheBatch) {
   auto clock = std::make_shared<FakeClock>();
   Outcomes outcomes;
   BatcherSetup setup;
-  setup.buckets = {4};
   setup.instances = 2;
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
   HoldOneWorker(*batcher, row_model, outcomes, 1);
@@ -694,7 +682,6 @@ TEST(DynamicBatcherTest, StopDrainsWithoutWaitingForTheDelayThenRefuses) {
   Outcomes outcomes;
   std::vector<std::pair<int64_t, int64_t>> observed;
   BatcherSetup setup;
-  setup.buckets = {8};
   setup.on_batch = [&observed](int64_t requests, int64_t rows) {
     observed.emplace_back(requests, rows);  // one worker: no race
   };
@@ -854,7 +841,6 @@ TEST(DynamicBatcherTest, MergesOnlyRequestsPaddedToTheSameSize) {
   seq.outputs = {PaddedDim::Use{"y", 1, 0}};
   model->set_padded_dims({seq});
   BatcherSetup setup;
-  setup.buckets = {1, 2, 4};
   setup.delay = absl::Microseconds(100);
   setup.instances = 2;
   auto batcher = MakeBatcher(model, clock, setup);
