@@ -4,7 +4,6 @@
 #include <memory>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "server/grpc/shared_memory_io.h"
 
@@ -114,11 +113,6 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
       absl::Status status = result.status();
       const std::string& name = model->name();
       const std::string& version = model->version_string();
-      if (!status.ok() && !absl::StartsWith(status.message(), "model '")) {
-        // Engine errors name the node, not the model the client asked for.
-        status = absl::Status(status.code(), absl::StrCat("model '", name, "' version ", version, ": ",
-                                                          status.message()));
-      }
       ModelStats* stats = &model->stats();
       if (status.ok()) {
         status = FillInferResponse(*request, name, version, output_names, *result, response);

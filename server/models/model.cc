@@ -216,6 +216,7 @@ absl::Status Model::Init(const Options& options) {
 
   DynamicBatcher::Options scheduler_options;
   scheduler_options.model_name = options.name;
+  scheduler_options.model_version = absl::StrCat(options.version);
   scheduler_options.model = sessions_;
   scheduler_options.max_batch_size = config_.max_batch_size;
   scheduler_options.max_queue_delay = absl::Microseconds(config_.dynamic_batching.max_queue_delay_us);

@@ -41,7 +41,11 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(Options o
 }
 
 DynamicBatcher::DynamicBatcher(Options options, int64_t max_batch_size)
-    : options_(std::move(options)), max_batch_size_(max_batch_size), clock_(options_.clock) {}
+    : options_(std::move(options)),
+      label_(absl::StrCat("model '", options_.model_name, "'",
+                          options_.model_version.empty() ? "" : " version ", options_.model_version)),
+      max_batch_size_(max_batch_size),
+      clock_(options_.clock) {}
 
 DynamicBatcher::~DynamicBatcher() { Stop(); }
 
@@ -49,19 +53,18 @@ absl::Status DynamicBatcher::Enqueue(std::unique_ptr<InferenceRequest> request, 
   if (!options_.model->padded_dims().empty()) {
     absl::StatusOr<std::vector<size_t>> sizes = PaddedSizeIndexes(*options_.model, *request);
     if (!sizes.ok()) {
-      return absl::Status(sizes.status().code(), absl::StrCat("model '", options_.model_name,
-                                                              "': ", sizes.status().message()));
+      return absl::Status(sizes.status().code(), absl::StrCat(label_, ": ", sizes.status().message()));
     }
   }
   const absl::Time now = clock_->Now();
   absl::MutexLock lock(&mu_);
   if (stopping_) {
     return absl::UnavailableError(
-        absl::StrCat("model '", options_.model_name, "' is shutting down"));
+        absl::StrCat(label_, " is shutting down"));
   }
   if (static_cast<int64_t>(queue_.size()) >= options_.max_queue_size) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("model '", options_.model_name, "': queue full (max_queue_size ",
+        absl::StrCat(label_, ": queue full (max_queue_size ",
                      options_.max_queue_size, " requests waiting)"));
   }
   const absl::Time deadline = std::min(request->deadline, now + request->timeout);
@@ -104,10 +107,10 @@ void DynamicBatcher::RemoveDead(absl::Time now, Work* work) {
     // cancellation that close to the deadline is the deadline.
     if (now >= it->deadline || (cancelled && now >= it->deadline - kDeadlineCancelSlack)) {
       status = absl::DeadlineExceededError(absl::StrCat(
-          "model '", options_.model_name, "': deadline passed while the request was queued"));
+          label_, ": deadline passed while the request was queued"));
     } else if (cancelled) {
       status = absl::CancelledError(
-          absl::StrCat("model '", options_.model_name, "': request cancelled while queued"));
+          absl::StrCat(label_, ": request cancelled while queued"));
     } else {
       ++it;
       continue;
@@ -196,6 +199,9 @@ void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
   const absl::Time started = clock_->Now();
   absl::StatusOr<std::vector<InferenceResult>> results =
       RunBatchOnBucket(*options_.model, requests);
+  if (!results.ok()) {  // engine errors name the node, not the model the client asked for
+    results = absl::Status(results.status().code(), absl::StrCat(label_, ": ", results.status().message()));
+  }
   const absl::Duration compute = clock_->Now() - started;
   {
     // The engine is free: a worker waiting for its batch to fill may run it

@@ -98,8 +98,11 @@ class DynamicBatcher final : public Scheduler {
   static constexpr absl::Duration kDeadlineCancelSlack = absl::Milliseconds(50);
 
   struct Options {
-    // Used in error messages.
+    // Used in error messages: "model '<model_name>' version <model_version>"
+    // prefixes every status the batcher gives a request, the engine's
+    // included (the version is left out when empty).
     std::string model_name;
+    std::string model_version;
     // Shared with the model; kept alive until the batcher is destroyed.
     std::shared_ptr<const BucketedModel> model;
     // Most rows merged into one run; 0 means the largest bucket. Ignored for
@@ -165,6 +168,7 @@ class DynamicBatcher final : public Scheduler {
   void RunBatch(std::vector<Entry>& batch);
 
   const Options options_;
+  const std::string label_;  // "model 'mlp' version 1", from the options
   const int64_t max_batch_size_;  // resolved; 0 for a model without buckets
   const std::shared_ptr<const Clock> clock_;
   mutable absl::Mutex mu_;

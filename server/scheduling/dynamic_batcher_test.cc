@@ -674,6 +674,8 @@ TEST(DynamicBatcherTest, EngineErrorFailsEveryRequestOfTheBatch) {
   EXPECT_EQ(row_model.model()->calls().size(), 2u);  // the blocker and the batch
   EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kInternal);
   EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kInternal);
+  // The engine's message gains the model the client asked for.
+  EXPECT_EQ(outcomes.Get(1).status().message(), "model 'fake': engine failed");
 }
 
 TEST(DynamicBatcherTest, StopDrainsWithoutWaitingForTheDelayThenRefuses) {
