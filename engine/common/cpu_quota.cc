@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "onyx/cpu_quota.h"
+
 namespace onyx {
 namespace {
 
@@ -51,5 +53,7 @@ int AvailableCpuCount() {
   if (quota > 0) count = std::min(count, static_cast<int>(std::ceil(quota)));
   return std::max(count, 1);
 }
+
+int ProcessCpuQuota() { return AvailableCpuCount(); }
 
 }  // namespace onyx

@@ -16,7 +16,13 @@
 
 namespace onyx {
 
-enum ScratchSlot : int { kScratchIm2Col = 0, kScratchSlots };
+enum ScratchSlot : int {
+  kScratchIm2Col = 0,
+  kScratchConvSource,  // an input reordered into a primitive's layout
+  kScratchConvResult,  // a primitive's output before its reorder back
+  kScratchPrimitive,   // a oneDNN primitive's own scratchpad
+  kScratchSlots
+};
 
 // `bytes` bytes of slot `slot` of the calling thread, 64-byte aligned; never
 // null for 0 bytes, null only when the allocation fails.

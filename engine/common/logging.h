@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "onyx/session.h"
+#include "onyx/run_options.h"
 #include "spdlog/spdlog.h"
 
 namespace onyx {

@@ -18,7 +18,8 @@
 #include "exec/execution_plan.h"
 #include "exec/pattern_cache.h"
 #include "framework/bfc_arena.h"
-#include "onyx/session.h"
+#include "onyx/run_options.h"
+#include "onyx/session_stats.h"
 
 namespace onyx {
 

@@ -13,7 +13,8 @@
 
 #include "framework/bfc_arena.h"
 #include "framework/op_kernel.h"
-#include "onyx/session.h"
+#include "onyx/run_options.h"
+#include "onyx/session_stats.h"
 #include "onyx/tensor.h"
 
 namespace onyx {

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/parallel_for.h"
+#include "exec/frame_kernel_context.h"
 #include "exec/profiler.h"
 
 #include <chrono>
@@ -18,7 +19,7 @@ absl::Status ExecuteNode(ExecutionFrame& frame, size_t position) {
     return absl::CancelledError(absl::StrCat("run", options.run_tag.empty() ? "" : " '" + options.run_tag + "'",
                                              " was cancelled before ", node.node->Label()));
   }
-  OpKernelContext ctx(frame, node);
+  FrameKernelContext ctx(frame, node);
   ScopedIntraOpThreads threads(plan.intra_op_threads);
   const auto start = std::chrono::steady_clock::now();
   absl::Status status = node.kernel->Compute(ctx);

@@ -2,7 +2,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 
 namespace onyx {
 
@@ -28,36 +27,20 @@ absl::Status IExecutionProvider::CopyFromHost(const Tensor& src, Tensor& dst) co
   return absl::UnimplementedError(absl::StrCat("provider ", name(), " cannot copy from host"));
 }
 
-namespace {
-struct RegistryState {
-  absl::Mutex mu;
-  std::map<std::string, ProviderFactory> factories ABSL_GUARDED_BY(mu);
-};
-RegistryState& State() {
-  static RegistryState* state = new RegistryState();
-  return *state;
-}
-}  // namespace
-
-ProviderRegistry& ProviderRegistry::Global() {
-  static ProviderRegistry registry;
-  return registry;
-}
-
 void ProviderRegistry::Register(const std::string& name, ProviderFactory factory) {
-  absl::MutexLock lock(&State().mu);
-  State().factories[name] = std::move(factory);
+  absl::MutexLock lock(&mu_);
+  factories_[name] = std::move(factory);
 }
 
 absl::StatusOr<std::unique_ptr<IExecutionProvider>> ProviderRegistry::Create(
     const std::string& name, const ProviderOptions& options) const {
   ProviderFactory factory;
   {
-    absl::MutexLock lock(&State().mu);
-    auto it = State().factories.find(name);
-    if (it == State().factories.end()) {
+    absl::MutexLock lock(&mu_);
+    auto it = factories_.find(name);
+    if (it == factories_.end()) {
       std::vector<std::string> names;
-      for (const auto& [n, f] : State().factories) names.push_back(n);
+      for (const auto& [n, f] : factories_) names.push_back(n);
       return absl::NotFoundError(absl::StrCat("unknown execution provider '", name,
                                               "' (registered: ", absl::StrJoin(names, ", "), ")"));
     }
@@ -67,9 +50,9 @@ absl::StatusOr<std::unique_ptr<IExecutionProvider>> ProviderRegistry::Create(
 }
 
 std::vector<std::string> ProviderRegistry::Names() const {
-  absl::MutexLock lock(&State().mu);
+  absl::MutexLock lock(&mu_);
   std::vector<std::string> names;
-  for (const auto& [n, f] : State().factories) names.push_back(n);
+  for (const auto& [n, f] : factories_) names.push_back(n);
   return names;
 }
 

@@ -1,16 +1,19 @@
 // IExecutionProvider: a device that runs kernels (CPU, CUDA, the test device).
-// Providers are created by name through ProviderRegistry; the partitioner asks
+// Providers are created by name through a ProviderRegistry; the partitioner asks
 // each, in priority order, which nodes it takes.
 // Implementations are thread-safe after construction.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "framework/bfc_arena.h"
 #include "framework/kernel_registry.h"
 #include "framework/stream.h"
@@ -58,23 +61,21 @@ struct ProviderOptions {
 using ProviderFactory =
     std::function<absl::StatusOr<std::unique_ptr<IExecutionProvider>>(const ProviderOptions&)>;
 
-// Process-wide table of provider factories by name. Thread-safe.
+// A table of provider factories by name. The session layer keeps the
+// process's one (session/provider_registry.h), filled by the runtime library
+// that links the providers. Thread-safe.
 class ProviderRegistry {
  public:
-  static ProviderRegistry& Global();
+  // Adds or replaces the factory for `name`.
   void Register(const std::string& name, ProviderFactory factory);
   // NOT_FOUND listing the registered names when `name` is unknown.
   absl::StatusOr<std::unique_ptr<IExecutionProvider>> Create(const std::string& name,
                                                              const ProviderOptions& options) const;
   std::vector<std::string> Names() const;
-};
 
-// Registers a provider factory at static-initialisation time:
-//   ONYX_REGISTER_PROVIDER(cpu, [](const ProviderOptions&) { ... });
-#define ONYX_REGISTER_PROVIDER(name, factory)                                        \
-  static const bool onyx_provider_registered_##name = [] {                           \
-    ::onyx::ProviderRegistry::Global().Register(#name, factory);                     \
-    return true;                                                                     \
-  }()
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, ProviderFactory> factories_ ABSL_GUARDED_BY(mu_);
+};
 
 }  // namespace onyx

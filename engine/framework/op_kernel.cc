@@ -2,9 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "onyx/status_macros.h"
-#include "exec/execution_frame.h"
-#include "exec/executor.h"
-#include "framework/tensor_proto.h"
+#include "graph/tensor_proto.h"
 #include "onnx/defs/schema.h"
 
 namespace onyx {
@@ -145,70 +143,8 @@ const Graph* OpKernelInfo::Subgraph(const std::string& attr) const {
   return it == node_.subgraphs.end() ? nullptr : it->second.get();
 }
 
-int OpKernelContext::InputCount() const { return static_cast<int>(node_.inputs.size()); }
-int OpKernelContext::OutputCount() const { return static_cast<int>(node_.outputs.size()); }
-
-const Value* OpKernelContext::InputValue(int i) const {
-  if (i < 0 || i >= InputCount() || node_.inputs[i] < 0) return nullptr;
-  return &frame_.value(node_.inputs[i]);
-}
-
-const Tensor* OpKernelContext::Input(int i) const {
-  const Value* v = InputValue(i);
-  return (v != nullptr && v->is_tensor()) ? &v->tensor() : nullptr;
-}
-
-bool OpKernelContext::OutputRequested(int i) const {
-  return i >= 0 && i < OutputCount() && node_.outputs[i] >= 0;
-}
-
-absl::StatusOr<Tensor*> OpKernelContext::Output(int i, absl::Span<const int64_t> dims, DataType type) {
-  if (!OutputRequested(i)) {
-    // An omitted optional output: give the kernel scratch it may write into.
-    scratch_.push_back(Value(Tensor::Allocate(type, dims)));
-    return &scratch_.back().mutable_tensor();
-  }
-  for (int64_t d : dims) {
-    if (d < 0) return Error(absl::StrCat("output ", i, " has negative dimension in ", DimsToString(dims)));
-  }
-  return frame_.AllocateTensor(node_.outputs[i], type, dims, node_.arena);
-}
-
-void OpKernelContext::SetOutput(int i, Value value) {
-  if (!OutputRequested(i)) return;
-  frame_.SetValue(node_.outputs[i], std::move(value));
-}
-
-Tensor* OpKernelContext::OutputTensor(int i) {
-  if (!OutputRequested(i)) return nullptr;
-  Value& v = frame_.mutable_value(node_.outputs[i]);
-  return v.is_tensor() ? &v.mutable_tensor() : nullptr;
-}
-
-const Node& OpKernelContext::node() const { return *node_.node; }
-
 absl::Status OpKernelContext::Error(absl::string_view message) const {
-  return absl::InvalidArgumentError(absl::StrCat(node_.node->Label(), ": ", message));
-}
-
-}  // namespace onyx
-
-namespace onyx {
-
-absl::Status OpKernelContext::RunSubgraph(const ExecutionPlan& plan, const std::vector<Value>& inputs,
-                                          std::vector<Value>* outputs) {
-  if (inputs.size() > plan.feed_slots.size()) {
-    return Error(absl::StrCat("subgraph takes ", plan.feed_slots.size(), " inputs, received ", inputs.size()));
-  }
-  ExecutionFrame sub(plan, frame_.run_options(), FrameMemory{frame_.arena(), nullptr, false});
-  sub.set_profiler(frame_.profiler());
-  for (const auto& [own, parent] : plan.outer_scope) sub.mutable_value(own) = frame_.value(parent);
-  for (size_t i = 0; i < inputs.size(); ++i) sub.mutable_value(plan.feed_slots[i]) = inputs[i];
-  RETURN_IF_ERROR(ExecutePlan(sub));
-  outputs->clear();
-  outputs->reserve(plan.output_slots.size());
-  for (int slot : plan.output_slots) outputs->push_back(sub.value(slot));
-  return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(node().Label(), ": ", message));
 }
 
 }  // namespace onyx

@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -35,8 +34,8 @@ class OpSchema;
 namespace onyx {
 
 class IExecutionProvider;
-class ExecutionFrame;
-struct NodeRuntime;
+// A compiled subgraph (If/Loop/Scan body): opaque to kernels, which only hand
+// it back to OpKernelContext::RunSubgraph. Defined by the executor (exec/).
 struct ExecutionPlan;
 
 class OpKernelInfo {
@@ -91,38 +90,42 @@ class OpKernelInfo {
   const std::map<std::string, std::unique_ptr<ExecutionPlan>>* subplans_;
 };
 
+// What Compute sees for one run of its node: the node's input values and the
+// allocation of its outputs. An interface so that the framework layer does not
+// depend on how a run stores its values: the executor (exec/) implements it
+// over its execution frame, and tests may implement it over plain vectors.
+// Valid for one Compute call only; not thread-safe.
 class OpKernelContext {
  public:
-  OpKernelContext(ExecutionFrame& frame, const NodeRuntime& node) : frame_(frame), node_(node) {}
+  virtual ~OpKernelContext() = default;
 
-  int InputCount() const;
+  virtual int InputCount() const = 0;
   // nullptr when the input is omitted or is not a tensor.
-  const Tensor* Input(int i) const;
+  const Tensor* Input(int i) const {
+    const Value* v = InputValue(i);
+    return (v != nullptr && v->is_tensor()) ? &v->tensor() : nullptr;
+  }
   // nullptr when the input is omitted.
-  const Value* InputValue(int i) const;
-  int OutputCount() const;
-  bool OutputRequested(int i) const;
+  virtual const Value* InputValue(int i) const = 0;
+  virtual int OutputCount() const = 0;
+  virtual bool OutputRequested(int i) const = 0;
   // Allocates output i (row-major, zero-filled). RESOURCE_EXHAUSTED when the
-  // arena's cap is reached.
-  absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type);
+  // arena's cap is reached; INVALID_ARGUMENT for a negative dimension. An
+  // omitted optional output gets scratch memory the kernel may write into.
+  virtual absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type) = 0;
   // Sets output i to an existing value (sequences, views sharing input memory).
-  void SetOutput(int i, Value value);
+  virtual void SetOutput(int i, Value value) = 0;
   // Output i as already set or allocated by this node (nullptr if not yet).
-  Tensor* OutputTensor(int i);
+  virtual Tensor* OutputTensor(int i) = 0;
 
-  const Node& node() const;
+  virtual const Node& node() const = 0;
   // An INVALID_ARGUMENT status prefixed with the node's label.
   absl::Status Error(absl::string_view message) const;
   // Runs a subgraph of this node (from OpKernelInfo::SubgraphPlan) with `inputs`
   // bound to its graph inputs in order and the enclosing values it reads taken
   // from this run; fills `outputs` in graph output order.
-  absl::Status RunSubgraph(const ExecutionPlan& plan, const std::vector<Value>& inputs,
-                           std::vector<Value>* outputs);
-
- private:
-  ExecutionFrame& frame_;
-  const NodeRuntime& node_;
-  std::deque<Value> scratch_;  // storage for omitted optional outputs
+  virtual absl::Status RunSubgraph(const ExecutionPlan& plan, const std::vector<Value>& inputs,
+                                   std::vector<Value>* outputs) = 0;
 };
 
 class OpKernel {

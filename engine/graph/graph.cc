@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "onyx/status_macros.h"
-#include "framework/tensor_proto.h"
+#include "graph/tensor_proto.h"
 #include "onnx/defs/schema.h"
 
 namespace onyx {

@@ -19,7 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
-#include "onyx/session.h"
+#include "onyx/value_info.h"
 #include "onyx/tensor.h"
 
 namespace onyx {

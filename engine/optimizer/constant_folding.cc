@@ -2,10 +2,6 @@
 
 #include <set>
 
-#include "exec/execution_frame.h"
-#include "exec/executor.h"
-#include "framework/execution_provider.h"
-#include "onnx/defs/schema.h"
 
 namespace onyx {
 namespace {
@@ -31,65 +27,11 @@ bool IsConstant(const Graph& graph, const std::string& value) {
   return true;
 }
 
-const IExecutionProvider* CpuProvider() {
-  static const IExecutionProvider* cpu = [] {
-    auto p = ProviderRegistry::Global().Create("cpu", ProviderOptions{});
-    return p.ok() ? p->release() : nullptr;
-  }();
-  return cpu;
-}
-
-// Evaluates one node with the CPU kernel; empty result when it cannot.
-std::vector<Value> Evaluate(const Graph& graph, const Node& node) {
-  const IExecutionProvider* cpu = CpuProvider();
-  if (cpu == nullptr) return {};
-  auto entry = cpu->kernel_registry().Lookup(node, graph);
-  if (!entry.ok()) return {};
-  const onnx::OpSchema* schema =
-      node.since_version > 0 ? onnx::OpSchemaRegistry::Schema(node.op_type, node.since_version, node.domain)
-                             : nullptr;
-  OpKernelInfo info(node, graph, schema, cpu);
-  auto kernel = (*entry)->factory(info);
-  if (!kernel.ok()) return {};
-  ExecutionPlan plan;
-  // One thread: folding runs once, on the thread creating the session, and a
-  // parallel region would leave an OpenMP team on that thread for its life
-  // (teams idling beside the ones that run requests make libgomp stop
-  // spinning).
-  plan.intra_op_threads = 1;
-  NodeRuntime rt;
-  rt.node = &node;
-  rt.kernel = *std::move(kernel);
-  for (const auto& in : node.inputs) {
-    if (in.empty()) {
-      rt.inputs.push_back(-1);
-      continue;
-    }
-    int slot = plan.num_slots();
-    plan.slot_names.push_back(in);
-    plan.constants.emplace_back(slot, *graph.FindInitializer(in));
-    rt.inputs.push_back(slot);
+bool SmallTensors(const std::vector<Value>& values) {
+  for (const Value& v : values) {
+    if (!v.is_tensor() || static_cast<int64_t>(v.tensor().byte_size()) > kMaxFoldedBytes) return false;
   }
-  for (const auto& out : node.outputs) {
-    if (out.empty()) {
-      rt.outputs.push_back(-1);
-      continue;
-    }
-    rt.outputs.push_back(plan.num_slots());
-    plan.output_slots.push_back(plan.num_slots());
-    plan.slot_names.push_back(out);
-  }
-  plan.nodes.push_back(std::move(rt));
-  RunOptions options;
-  ExecutionFrame frame(plan, options);
-  if (!ExecutePlan(frame).ok()) return {};
-  std::vector<Value> outputs;
-  for (int slot : plan.output_slots) {
-    const Value& v = frame.value(slot);
-    if (!v.is_tensor() || static_cast<int64_t>(v.tensor().byte_size()) > kMaxFoldedBytes) return {};
-    outputs.push_back(v);
-  }
-  return outputs;
+  return true;
 }
 
 bool FullyKnownShape(const ValueInfo* info) {
@@ -144,8 +86,8 @@ absl::StatusOr<bool> ConstantFolding::ApplyImpl(Graph& graph) const {
     bool feeds_output = false;
     for (const auto& out : n->outputs) feeds_output |= graph.IsOutput(out);
     if (feeds_output) continue;  // graph outputs keep a producing node
-    std::vector<Value> values = Evaluate(graph, *n);
-    if (values.empty()) continue;
+    std::vector<Value> values = evaluate_(graph, *n);
+    if (values.empty() || !SmallTensors(values)) continue;
     size_t k = 0;
     for (const auto& out : n->outputs) {
       if (out.empty()) continue;

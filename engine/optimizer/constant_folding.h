@@ -6,16 +6,26 @@
 // left alone.
 #pragma once
 
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include "optimizer/graph_transformer.h"
 
 namespace onyx {
 
 class ConstantFolding final : public GraphTransformer {
  public:
+  // `evaluate` runs one node over its constant inputs (the session binds it to
+  // the CPU kernels, see exec/node_evaluator.h); an empty result leaves the
+  // node in place.
+  explicit ConstantFolding(NodeEvaluator evaluate) : evaluate_(std::move(evaluate)) {}
   const char* name() const override { return "ConstantFolding"; }
 
  private:
   absl::StatusOr<bool> ApplyImpl(Graph& graph) const override;
+
+  NodeEvaluator evaluate_;
 };
 
 }  // namespace onyx

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "partition/partitioner.h"
+#include "graph/op_domains.h"
 
 namespace onyx {
 

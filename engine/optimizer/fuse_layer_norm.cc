@@ -1,7 +1,7 @@
 #include "optimizer/fuse_layer_norm.h"
 
 #include "optimizer/fuse_gelu.h"
-#include "partition/partitioner.h"
+#include "graph/op_domains.h"
 
 namespace onyx {
 namespace {

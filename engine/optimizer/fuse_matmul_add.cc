@@ -1,6 +1,6 @@
 #include "optimizer/fuse_matmul_add.h"
 
-#include "partition/partitioner.h"
+#include "graph/op_domains.h"
 
 namespace onyx {
 

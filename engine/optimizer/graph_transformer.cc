@@ -80,12 +80,20 @@ bool HasLegacyBroadcast(const Node& node) {
   return broadcast != nullptr && broadcast->i() != 0;
 }
 
-void SetReluActivation(Node& fused) {
+void SetReluActivation(Node& fused) { SetActivation(fused, "Relu", {}); }
+
+void SetActivation(Node& fused, const std::string& name, const std::vector<float>& params) {
   onnx::AttributeProto activation;
   activation.set_name("activation");
   activation.set_type(onnx::AttributeProto::STRING);
-  activation.set_s("Relu");
+  activation.set_s(name);
   fused.attributes["activation"] = std::move(activation);
+  if (params.empty()) return;
+  onnx::AttributeProto values;
+  values.set_name("activation_params");
+  values.set_type(onnx::AttributeProto::FLOATS);
+  for (float p : params) values.add_floats(p);
+  fused.attributes["activation_params"] = std::move(values);
 }
 
 const Tensor* ConstantValue(const Graph& graph, const std::string& value) {
@@ -97,12 +105,13 @@ const Tensor* ConstantValue(const Graph& graph, const std::string& value) {
   return t;
 }
 
-std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level) {
+std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level,
+                                                                    const NodeEvaluator& evaluate) {
   std::vector<std::unique_ptr<GraphTransformer>> passes;
   if (level == OptimizationLevel::kDisabled) return passes;
   passes.push_back(std::make_unique<EliminateIdentity>());
   passes.push_back(std::make_unique<EliminateDropout>());
-  passes.push_back(std::make_unique<ConstantFolding>());
+  passes.push_back(std::make_unique<ConstantFolding>(evaluate));
   passes.push_back(std::make_unique<EliminateTransposePair>());
   passes.push_back(std::make_unique<EliminateNoopCast>());
   passes.push_back(std::make_unique<FoldReshapeChain>());
@@ -117,8 +126,8 @@ std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(Optimization
   return passes;
 }
 
-absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level) {
-  auto passes = TransformersForLevel(level);
+absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level, const NodeEvaluator& evaluate) {
+  auto passes = TransformersForLevel(level, evaluate);
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
     for (const auto& pass : passes) {

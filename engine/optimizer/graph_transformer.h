@@ -6,6 +6,7 @@
 //   ASSIGN_OR_RETURN(bool changed, pass.Apply(graph));
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,9 +14,15 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
-#include "onyx/session.h"
+#include "onyx/session_options.h"
 
 namespace onyx {
+
+// Evaluates one node whose inputs are all constant initializers of `graph`,
+// returning its outputs in order, or an empty vector when it cannot (no
+// kernel, a kernel error). Passes that compute values (constant folding) take
+// one, so the optimizer never depends on how nodes are executed.
+using NodeEvaluator = std::function<std::vector<Value>(const Graph& graph, const Node& node)>;
 
 class GraphTransformer {
  public:
@@ -46,6 +53,10 @@ const Tensor* ConstantValue(const Graph& graph, const std::string& value);
 
 // Sets the `activation` attribute of a fused com.onyx node to "Relu".
 void SetReluActivation(Node& fused);
+// Sets `activation` to `name` and, when `params` is not empty,
+// `activation_params` to them (LeakyRelu: alpha; Clip: min, max;
+// HardSigmoid: alpha, beta; Swish: beta).
+void SetActivation(Node& fused, const std::string& name, const std::vector<float>& params);
 
 // True for a node of the default ONNX domain with this op type.
 inline bool IsOp(const Node* node, const char* op_type) {
@@ -62,10 +73,12 @@ inline bool IsNumpyOp(const Node* node, const char* op_type) {
   return IsOp(node, op_type) && !HasLegacyBroadcast(*node);
 }
 
-// The passes enabled at `level`, in the order they run.
-std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level);
+// The passes enabled at `level`, in the order they run; constant folding
+// evaluates nodes with `evaluate`.
+std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level,
+                                                                    const NodeEvaluator& evaluate);
 
 // Runs the passes to a fixed point (bounded number of rounds).
-absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level);
+absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level, const NodeEvaluator& evaluate);
 
 }  // namespace onyx

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onyx/status_macros.h"
+#include "graph/op_domains.h"
 
 namespace onyx {
 namespace {

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "framework/execution_provider.h"
 #include "graph/graph.h"
-#include "onyx/session.h"
+#include "onyx/session_stats.h"
 
 namespace onyx {
 
@@ -21,7 +21,5 @@ namespace onyx {
 // when no provider can run some node, with every provider's reason.
 absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph,
                                                const std::vector<const IExecutionProvider*>& providers);
-
-inline constexpr char kOnyxDomain[] = "com.onyx";
 
 }  // namespace onyx

@@ -13,6 +13,7 @@
 #include "onyx/status_macros.h"
 #include "common/logging.h"
 #include "exec/executor.h"
+#include "exec/node_evaluator.h"
 #include "exec/parallel_executor.h"
 #include "absl/synchronization/mutex.h"
 #include "exec/pattern_cache.h"
@@ -25,6 +26,7 @@
 #include "partition/partitioner.h"
 #include "session/model_writer.h"
 #include "session/plan_builder.h"
+#include "session/provider_registry.h"
 #include "session/shared_weights.h"
 
 namespace onyx {
@@ -80,7 +82,7 @@ absl::StatusOr<std::vector<std::unique_ptr<IExecutionProvider>>> CreateProviders
         provider_options.settings[pair.first] = pair.second;
       }
     }
-    ASSIGN_OR_RETURN(auto provider, ProviderRegistry::Global().Create(name, provider_options));
+    ASSIGN_OR_RETURN(auto provider, GlobalProviderRegistry().Create(name, provider_options));
     providers.push_back(std::move(provider));
   }
   return providers;
@@ -192,10 +194,14 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
     }
   }
 
-  RETURN_IF_ERROR(OptimizeGraph(graph, options.optimization_level));
-
   ASSIGN_OR_RETURN(impl->providers, CreateProviders(options));
   for (const auto& p : impl->providers) impl->provider_views.push_back(p.get());
+
+  // Constant folding evaluates nodes with the CPU provider, always the last.
+  const IExecutionProvider& cpu = *impl->providers.back();
+  RETURN_IF_ERROR(OptimizeGraph(graph, options.optimization_level, [&cpu](const Graph& g, const Node& n) {
+    return EvaluateConstantNode(cpu, g, n);
+  }));
   for (int round = 0; round < 16; ++round) {
     ASSIGN_OR_RETURN(int inlined, InlineFunctions(graph, impl->provider_views, impl->model.functions));
     if (inlined == 0) break;
@@ -406,15 +412,6 @@ std::vector<KernelStats> InferenceSession::kernel_stats() const {
     stats.push_back(std::move(k));
   }
   return stats;
-}
-
-void AddKernelStats(KernelStats& sum, const KernelStats& k) {
-  sum.count += k.count;
-  sum.total_ns += k.total_ns;
-  sum.max_ns = std::max(sum.max_ns, k.max_ns);
-  for (size_t b = 0; b < sum.bucket_counts.size() && b < k.bucket_counts.size(); ++b) {
-    sum.bucket_counts[b] += k.bucket_counts[b];
-  }
 }
 
 std::vector<KernelStats> InferenceSession::op_type_stats() const {

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
-#include "partition/partitioner.h"
+#include "graph/op_domains.h"
 
 namespace onyx {
 

@@ -1,7 +1,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/cpu_quota.h"
-#include "onyx/session.h"
+#include "onyx/session_options.h"
 
 namespace onyx {
 
@@ -22,21 +21,6 @@ const char* OptimizationLevelName(OptimizationLevel level) {
     case OptimizationLevel::kAll: return "all";
   }
   return "all";
-}
-
-int ProcessCpuQuota() { return AvailableCpuCount(); }
-
-std::string PartitionReport::ToString() const {
-  std::string out = "partition report:\n";
-  for (const auto& [provider, count] : nodes_per_provider) {
-    absl::StrAppend(&out, "  provider ", provider, ": ", count, " nodes\n");
-  }
-  absl::StrAppend(&out, "  partitions: ", partitions, "\n  memcpy nodes: ", memcpy_nodes,
-                  "\n  cpu fallback nodes: ", fallback_nodes.size(), "\n");
-  for (const auto& f : fallback_nodes) {
-    absl::StrAppend(&out, "    ", f.op_type, " '", f.node, "' declined by ", f.provider, ": ", f.reason, "\n");
-  }
-  return out;
 }
 
 }  // namespace onyx

@@ -1,5 +1,6 @@
 #include "providers/cpu/cpu_provider.h"
 
+#include "absl/strings/str_cat.h"
 #include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
@@ -15,8 +16,12 @@ const KernelRegistry& CpuKernelRegistry() {
 
 const KernelRegistry& CpuExecutionProvider::kernel_registry() const { return CpuKernelRegistry(); }
 
-ONYX_REGISTER_PROVIDER(cpu, [](const ProviderOptions&) -> absl::StatusOr<std::unique_ptr<IExecutionProvider>> {
+absl::StatusOr<std::unique_ptr<IExecutionProvider>> CreateCpuExecutionProvider(const ProviderOptions& options) {
+  if (!options.settings.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("provider 'cpu' takes no options, received '", options.settings.begin()->first, "'"));
+  }
   return std::unique_ptr<IExecutionProvider>(new CpuExecutionProvider());
-});
+}
 
 }  // namespace onyx

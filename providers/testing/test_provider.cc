@@ -7,7 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "onyx/status_macros.h"
-#include "partition/partitioner.h"
+#include "graph/op_domains.h"
 #include "providers/cpu/cpu_provider.h"
 
 namespace onyx {
@@ -98,8 +98,7 @@ BFCArena& TestExecutionProvider::DeviceArena() {
 int64_t TestExecutionProvider::copies_to_host() { return g_to_host.load(); }
 int64_t TestExecutionProvider::copies_from_host() { return g_from_host.load(); }
 
-ONYX_REGISTER_PROVIDER(test, [](const ProviderOptions& options)
-                                 -> absl::StatusOr<std::unique_ptr<IExecutionProvider>> {
+absl::StatusOr<std::unique_ptr<IExecutionProvider>> CreateTestExecutionProvider(const ProviderOptions& options) {
   std::set<std::string> ops;
   auto it = options.settings.find("ops");
   if (it != options.settings.end()) {
@@ -117,6 +116,6 @@ ONYX_REGISTER_PROVIDER(test, [](const ProviderOptions& options)
     }
   }
   return std::unique_ptr<IExecutionProvider>(new TestExecutionProvider(std::move(ops), delay_us));
-});
+}
 
 }  // namespace onyx

@@ -10,7 +10,9 @@
 // Its kernels run on the session's test-device stream, a thread of its own, so
 // waits between that lane and CPU lanes are real.
 //
-// Registered under the name "test". Thread-safe.
+// Registered under the name "test" by the test runtime
+// (providers/builtin_providers.cc built with ONYX_WITH_TEST_PROVIDER).
+// Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -41,5 +43,10 @@ class TestExecutionProvider final : public IExecutionProvider {
  private:
   KernelRegistry registry_;
 };
+
+// The provider's factory. Options: ops=Op1+Op2 (the ops it claims), delay_us=N
+// (each kernel sleeps first); INVALID_ARGUMENT naming any other option or a
+// bad value.
+absl::StatusOr<std::unique_ptr<IExecutionProvider>> CreateTestExecutionProvider(const ProviderOptions& options);
 
 }  // namespace onyx

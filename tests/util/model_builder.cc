@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "framework/tensor_proto.h"
+#include "graph/tensor_proto.h"
 
 namespace onyx::testing {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "onyx/session.h"
+#include "onyx/value_info.h"
 #include "onyx/tensor.h"
 
 namespace onyx {

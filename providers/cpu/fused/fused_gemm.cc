@@ -2,7 +2,7 @@
 // activation ("Relu") applied in place on the product while it is in cache.
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
-#include "partition/partitioner.h"
+#include "graph/op_domains.h"
 #include "providers/cpu/fused/fused_kernels.h"
 
 namespace onyx {

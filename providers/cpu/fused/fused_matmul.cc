@@ -3,7 +3,7 @@
 // ("Relu").
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
-#include "partition/partitioner.h"
+#include "graph/op_domains.h"
 #include "providers/cpu/fused/fused_kernels.h"
 #include "providers/cpu/math/gemm_util.h"
 

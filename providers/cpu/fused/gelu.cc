@@ -4,7 +4,7 @@
 #include "common/parallel_for.h"
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
-#include "partition/partitioner.h"
+#include "graph/op_domains.h"
 #include "providers/cpu/fused/fused_kernels.h"
 
 namespace onyx {

@@ -28,7 +28,7 @@ if(ONYX_BUILD_TESTS)
     math/math_ops_test.cc
     math/reduce_plan_test.cc
   )
-  target_link_libraries(math_kernel_tests PRIVATE onyx_runtime onyx_engine_internal onyx_test_util
+  target_link_libraries(math_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
                         GTest::gtest_main)
   gtest_discover_tests(math_kernel_tests DISCOVERY_TIMEOUT 60)
 endif()

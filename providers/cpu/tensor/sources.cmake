@@ -33,7 +33,7 @@ if(ONYX_BUILD_TESTS)
     tensor/copy_util_test.cc
     tensor/tensor_ops_test.cc
   )
-  target_link_libraries(tensor_kernel_tests PRIVATE onyx_runtime onyx_engine_internal onyx_test_util
+  target_link_libraries(tensor_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
                         GTest::gtest_main)
   gtest_discover_tests(tensor_kernel_tests DISCOVERY_TIMEOUT 60)
 endif()

@@ -1,4 +1,4 @@
-#include "framework/tensor_proto.h"
+#include "graph/tensor_proto.h"
 
 #include <cstring>
 #include <fstream>

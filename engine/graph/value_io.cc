@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "framework/tensor_proto.h"
+#include "graph/tensor_proto.h"
 
 namespace onyx {
 namespace {
