@@ -1,6 +1,11 @@
 #include "optimizer/fuse_conv_activation.h"
 
-#include "partition/partitioner.h"
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/op_domains.h"
 
 namespace onyx {
 namespace {
@@ -22,6 +27,62 @@ bool SameKnownShape(const Graph& graph, const std::string& a, const std::string&
   return true;
 }
 
+// The activation `next` applies to `value` (its only data input), as the
+// FusedConv attributes name it, or nullopt when it is not one a fused
+// convolution runs. Clip's bounds must be constants.
+struct Activation {
+  std::string name;
+  std::vector<float> params;
+  Node* last = nullptr;  // the node whose output the fused node takes over
+  std::vector<Node*> removed;
+};
+
+std::optional<Activation> MatchActivation(const Graph& graph, Node* next, const std::string& value) {
+  if (next == nullptr) return std::nullopt;
+  auto attr_f = [&](const char* name, float fallback) {
+    const onnx::AttributeProto* a = next->FindAttribute(name);
+    return a != nullptr ? a->f() : fallback;
+  };
+  if (IsOp(next, "Relu")) return Activation{"Relu", {}, next, {next}};
+  if (IsOp(next, "LeakyRelu")) return Activation{"LeakyRelu", {attr_f("alpha", 0.01f)}, next, {next}};
+  if (IsOp(next, "Sigmoid")) return Activation{"Sigmoid", {}, next, {next}};
+  if (IsOp(next, "HardSigmoid")) {
+    return Activation{"HardSigmoid", {attr_f("alpha", 0.2f), attr_f("beta", 0.5f)}, next, {next}};
+  }
+  if (IsOp(next, "Clip")) {
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    if (next->since_version > 0 && next->since_version < 11) {
+      lo = attr_f("min", lo);
+      hi = attr_f("max", hi);
+    } else {
+      for (size_t i = 1; i < next->inputs.size() && i < 3; ++i) {
+        if (next->inputs[i].empty()) continue;
+        const Tensor* bound = ConstantValue(graph, next->inputs[i]);
+        if (bound == nullptr || bound->type() != DataType::kFloat || bound->num_elements() != 1) return std::nullopt;
+        (i == 1 ? lo : hi) = *bound->data<float>();
+      }
+    }
+    return Activation{"Clip", {lo, hi}, next, {next}};
+  }
+  return std::nullopt;
+}
+
+// x * Sigmoid(x) (SiLU, written by exporters as two nodes): `value` read by
+// exactly a Sigmoid and a Mul of the value and the Sigmoid's output.
+std::optional<Activation> MatchSwish(const Graph& graph, const std::string& value) {
+  if (graph.IsOutput(value)) return std::nullopt;
+  std::vector<Node*> readers = graph.Consumers(value);
+  if (readers.size() != 2) return std::nullopt;
+  Node* sigmoid = IsOp(readers[0], "Sigmoid") ? readers[0] : IsOp(readers[1], "Sigmoid") ? readers[1] : nullptr;
+  if (sigmoid == nullptr) return std::nullopt;
+  Node* mul = readers[0] == sigmoid ? readers[1] : readers[0];
+  if (!IsNumpyOp(mul, "Mul") || SoleConsumer(graph, sigmoid->outputs[0]) != mul) return std::nullopt;
+  const bool pair = (mul->inputs[0] == value && mul->inputs[1] == sigmoid->outputs[0]) ||
+                    (mul->inputs[1] == value && mul->inputs[0] == sigmoid->outputs[0]);
+  if (!pair) return std::nullopt;
+  return Activation{"Swish", {1.f}, mul, {sigmoid, mul}};
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FuseConvActivation::ApplyImpl(Graph& graph) const {
@@ -31,16 +92,23 @@ absl::StatusOr<bool> FuseConvActivation::ApplyImpl(Graph& graph) const {
     if (conv == nullptr || !IsOp(conv, "Conv")) continue;
     const ValueInfo* out = graph.FindValueInfo(conv->outputs[0]);
     if (out == nullptr || out->type != DataType::kFloat) continue;
-    Node* next = SoleConsumer(graph, conv->outputs[0]);
+    std::string value = conv->outputs[0];
+    Node* next = SoleConsumer(graph, value);
     std::string residual;
     Node* add = nullptr;
-    if (IsNumpyOp(next, "Add")) {
-      residual = next->inputs[0] == conv->outputs[0] ? next->inputs[1] : next->inputs[0];
-      if (!SameKnownShape(graph, residual, conv->outputs[0])) continue;
-      add = next;
-      next = SoleConsumer(graph, add->outputs[0]);
+    if (IsNumpyOp(next, "Add") && next->inputs[0] != next->inputs[1]) {
+      residual = next->inputs[0] == value ? next->inputs[1] : next->inputs[0];
+      if (SameKnownShape(graph, residual, value)) {
+        add = next;
+        value = add->outputs[0];
+        next = SoleConsumer(graph, value);
+      } else {
+        residual.clear();
+      }
     }
-    if (!IsOp(next, "Relu")) continue;
+    std::optional<Activation> act = MatchActivation(graph, next, value);
+    if (!act) act = MatchSwish(graph, value);
+    if (!act && add == nullptr) continue;
     auto fused = std::make_unique<Node>();
     fused->name = conv->name.empty() ? graph.UniqueValueName("FusedConv") : conv->name + "_fused";
     fused->op_type = "FusedConv";
@@ -48,10 +116,12 @@ absl::StatusOr<bool> FuseConvActivation::ApplyImpl(Graph& graph) const {
     fused->inputs = conv->inputs;
     fused->inputs.resize(3);
     if (add != nullptr) fused->inputs.push_back(residual);
-    fused->outputs = {next->outputs[0]};
+    fused->outputs = {act ? act->last->outputs[0] : add->outputs[0]};
     fused->attributes = conv->attributes;
-    SetReluActivation(*fused);
-    graph.RemoveNode(next->index);
+    if (act) SetActivation(*fused, act->name, act->params);
+    if (act) {
+      for (Node* n : act->removed) graph.RemoveNode(n->index);
+    }
     if (add != nullptr) graph.RemoveNode(add->index);
     graph.RemoveNode(conv->index);
     graph.AddNode(std::move(fused));

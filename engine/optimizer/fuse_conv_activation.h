@@ -1,7 +1,12 @@
-// Conv (+ Add of a same-shaped residual) + Relu -> com.onyx FusedConv, which
-// applies the addition and the activation while the Conv output is still hot
-// in cache. Attributes of the Conv are kept; `activation` = "Relu"; the
-// residual, when present, is the fourth input (Z).
+// Conv (+ Add of a same-shaped residual) (+ an activation) -> com.onyx
+// FusedConv, which applies the addition and the activation while the Conv
+// output is still hot in cache (oneDNN runs them as post-ops). Activations:
+// Relu, LeakyRelu, Clip with constant bounds (ReLU6), Sigmoid, HardSigmoid, and
+// x * Sigmoid(x) (SiLU, "Swish"). A Conv with neither an Add nor an
+// activation is left alone. Attributes of the Conv are kept; `activation`
+// names the activation and `activation_params` holds its parameters (see
+// engine/optimizer/README.md); the residual, when present, is the fourth
+// input (Z).
 #pragma once
 
 #include "optimizer/graph_transformer.h"

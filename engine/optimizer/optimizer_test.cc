@@ -1,6 +1,7 @@
 // Each pass: the rewritten graph has the expected op histogram, and its outputs
 // equal the unoptimised graph's on random inputs (within 1e-5 relative).
 #include <cmath>
+#include <functional>
 
 #include "gtest/gtest.h"
 #include "onyx/session.h"
@@ -9,7 +10,9 @@
 namespace onyx {
 namespace {
 
+using testing::FloatAttr;
 using testing::FloatTensor;
+using testing::IntAttr;
 using testing::Int64Tensor;
 using testing::IntsAttr;
 using testing::ModelBuilder;
@@ -136,6 +139,66 @@ TEST(OptimizerTest, FoldsBatchNormIntoConvAndFusesResidualRelu) {
   EXPECT_EQ(Total(c.before), 4);
   EXPECT_EQ(Total(c.after), 1);
   EXPECT_EQ(Count(c.after, "FusedConv"), 1);
+}
+
+// Conv followed by each activation the fused convolution runs as a post-op
+// (and by a residual Add without one): one FusedConv, same values.
+TEST(OptimizerTest, FusesConvActivations) {
+  struct Tail {
+    const char* name;
+    std::function<void(ModelBuilder&)> build;  // reads "c", writes "y"
+    int64_t nodes_before;
+  };
+  const std::vector<Tail> tails = {
+      {"relu6", [](ModelBuilder& m) {
+         m.Initializer("lo", FloatTensor({}, {0.f}));
+         m.Initializer("hi", FloatTensor({}, {0.75f}));
+         m.Node("Clip", {"c", "lo", "hi"}, {"y"});
+       }, 2},
+      {"leaky", [](ModelBuilder& m) {
+         *m.Node("LeakyRelu", {"c"}, {"y"}).add_attribute() = FloatAttr("alpha", 0.2f);
+       }, 2},
+      {"sigmoid", [](ModelBuilder& m) { m.Node("Sigmoid", {"c"}, {"y"}); }, 2},
+      {"hard_sigmoid", [](ModelBuilder& m) {
+         auto& n = m.Node("HardSigmoid", {"c"}, {"y"});
+         *n.add_attribute() = FloatAttr("alpha", 0.3f);
+         *n.add_attribute() = FloatAttr("beta", 0.4f);
+       }, 2},
+      {"silu", [](ModelBuilder& m) {
+         m.Node("Sigmoid", {"c"}, {"s"});
+         m.Node("Mul", {"s", "c"}, {"y"});
+       }, 3},
+      {"residual_only", [](ModelBuilder& m) { m.Node("Add", {"x", "c"}, {"y"}); }, 2},
+  };
+  for (const Tail& tail : tails) {
+    SCOPED_TRACE(tail.name);
+    ModelBuilder m(13);
+    m.Input("x", DataType::kFloat, {1, 4, 5, 5}).Output("y", DataType::kFloat, {1, 4, 5, 5});
+    m.Initializer("w", RandomFloatTensor({4, 1, 3, 3}, 11));
+    m.Initializer("b", RandomFloatTensor({4}, 12));
+    auto& conv = m.Node("Conv", {"x", "w", "b"}, {"c"}, "dw");
+    *conv.add_attribute() = IntsAttr("pads", {1, 1, 1, 1});
+    *conv.add_attribute() = IntAttr("group", 4);
+    tail.build(m);
+    auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 4, 5, 5}, 13))}});
+    EXPECT_EQ(Total(c.before), tail.nodes_before);
+    EXPECT_EQ(Total(c.after), 1);
+    EXPECT_EQ(Count(c.after, "FusedConv"), 1);
+  }
+}
+
+// Clip with a bound computed at run time stays a separate node.
+TEST(OptimizerTest, KeepsClipWithRuntimeBounds) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 2, 4, 4}).Input("hi", DataType::kFloat, {});
+  m.Output("y", DataType::kFloat, {1, 2, 4, 4});
+  m.Initializer("w", RandomFloatTensor({2, 2, 1, 1}, 21));
+  m.Node("Conv", {"x", "w"}, {"c"});
+  m.Node("Clip", {"c", "", "hi"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 2, 4, 4}, 22))},
+                             {"hi", Value(FloatTensor({}, {0.25f}))}});
+  EXPECT_EQ(Count(c.after, "Clip"), 1);
+  EXPECT_EQ(Count(c.after, "FusedConv"), 0);
 }
 
 TEST(OptimizerTest, FusesMatMulAddForBatchedInputs) {

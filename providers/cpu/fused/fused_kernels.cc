@@ -1,5 +1,8 @@
 #include "providers/cpu/fused/fused_kernels.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "common/parallel_for.h"
 #include "providers/cpu/cpu_provider.h"
@@ -35,6 +38,48 @@ absl::Status RequireFloatInput(OpKernelContext& ctx, const char* op) {
     return ctx.Error(absl::StrCat(op, " computes float only, received ", DataTypeName(x->type())));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<ConvActivation> ParseFusedActivation(const OpKernelInfo& info) {
+  using K = ConvActivation::Kind;
+  const std::string name = info.AttrOr<std::string>("activation", "");
+  auto kind = ParseConvActivation(name);
+  if (!kind.ok()) return info.Error(kind.status().message());
+  const std::vector<float> params = info.AttrOr<std::vector<float>>("activation_params", {});
+  size_t expected = 0;
+  switch (*kind) {
+    case K::kNone: case K::kRelu: case K::kSigmoid: expected = 0; break;
+    case K::kLeakyRelu: case K::kSwish: expected = 1; break;
+    case K::kClip: case K::kHardSigmoid: expected = 2; break;
+  }
+  if (params.size() != expected) {
+    return info.Error(absl::StrCat("activation '", name, "' takes ", expected, " activation_params, received ",
+                                   params.size()));
+  }
+  ConvActivation a;
+  a.kind = *kind;
+  if (expected > 0) a.alpha = params[0];
+  if (expected > 1) a.beta = params[1];
+  return a;
+}
+
+void ApplyActivation(const ConvActivation& a, float* data, int64_t n) {
+  using K = ConvActivation::Kind;
+  if (a.kind == K::kNone) return;
+  ParallelFor(n, 16384, [&a, data](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const float v = data[i];
+      switch (a.kind) {
+        case K::kNone: break;
+        case K::kRelu: data[i] = v < 0.f ? 0.f : v; break;
+        case K::kLeakyRelu: data[i] = v < 0.f ? a.alpha * v : v; break;
+        case K::kClip: data[i] = std::min(std::max(v, a.alpha), a.beta); break;
+        case K::kSigmoid: data[i] = 1.f / (1.f + std::exp(-v)); break;
+        case K::kHardSigmoid: data[i] = std::min(1.f, std::max(0.f, a.alpha * v + a.beta)); break;
+        case K::kSwish: data[i] = v / (1.f + std::exp(-a.alpha * v)); break;
+      }
+    }
+  });
 }
 
 void ReluInPlace(float* data, int64_t n) {

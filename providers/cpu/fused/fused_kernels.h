@@ -6,6 +6,7 @@
 
 #include "framework/kernel_registry.h"
 #include "framework/op_kernel.h"
+#include "providers/cpu/nn/dnnl_conv.h"
 
 namespace onyx {
 
@@ -27,6 +28,15 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateWrappedCpuKernel(const OpKernelI
 // OK when input 0 is float (the fused activations run on float outputs only);
 // else an error naming `op` and the type received, before any work.
 absl::Status RequireFloatInput(OpKernelContext& ctx, const char* op);
+
+// The `activation` and `activation_params` attributes of a FusedConv (see
+// engine/optimizer/README.md); errors name the node, the value and the
+// parameter count expected.
+absl::StatusOr<ConvActivation> ParseFusedActivation(const OpKernelInfo& info);
+
+// data[i] = activation(data[i]) over n floats (the reference path's form of
+// the oneDNN post-op).
+void ApplyActivation(const ConvActivation& activation, float* data, int64_t n);
 
 // data[i] = max(data[i], 0) over n floats.
 void ReluInPlace(float* data, int64_t n);

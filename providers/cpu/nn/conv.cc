@@ -1,11 +1,14 @@
-// Conv (N-D, groups, dilations, pads, auto_pad): im2col per image and group,
-// then one gemm (oneDNN's sgemm for float). double computes natively;
-// float16/bfloat16 compute in float.
+// Conv (N-D, groups, dilations, pads, auto_pad). Float convolutions with
+// constant weights and 1 to 3 spatial dims run oneDNN's convolution primitive
+// (dnnl_conv.h: its own layouts, weights reordered once, bias as a post-op);
+// the rest (weights computed at run time, double, float16/bfloat16 computed
+// in float) take im2col per image and group, then one gemm.
 #include "onyx/status_macros.h"
 #include "framework/op_kernel.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_attributes.h"
 #include "providers/cpu/nn/conv_util.h"
+#include "providers/cpu/nn/dnnl_conv.h"
 #include "providers/cpu/nn/nn_kernels.h"
 
 namespace onyx {
@@ -13,11 +16,20 @@ namespace {
 
 class Conv final : public OpKernel {
  public:
-  explicit Conv(const OpKernelInfo& info)
-      : attrs_(ConvAttributes::FromInfo(info)), group_(info.AttrOr<int64_t>("group", 1)) {}
+  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
+    ASSIGN_OR_RETURN(std::unique_ptr<DnnlConvolution> dnnl, CreateDnnlConvolutionFor(info, ConvPostOps{}));
+    return std::unique_ptr<OpKernel>(new Conv(info, std::move(dnnl)));
+  }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Tensor* x_in, RequireInput(ctx, 0, "X"));
+    if (dnnl_ != nullptr && x_in->type() == DataType::kFloat) {
+      auto out_dims = dnnl_->OutputDims(x_in->dims());
+      if (!out_dims.ok()) return ctx.Error(out_dims.status().message());
+      ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, *out_dims, DataType::kFloat));
+      absl::Status status = dnnl_->Run(*x_in, nullptr, *y);
+      return status.ok() ? status : ctx.Error(status.message());
+    }
     ASSIGN_OR_RETURN(const Tensor* w_in, RequireInput(ctx, 1, "W"));
     const Tensor* b_in = ctx.Input(2);
     auto shape = ResolveConvShape(attrs_, group_, x_in->dims(), w_in->dims());
@@ -56,8 +68,12 @@ class Conv final : public OpKernel {
   }
 
  private:
+  Conv(const OpKernelInfo& info, std::unique_ptr<DnnlConvolution> dnnl)
+      : attrs_(ConvAttributes::FromInfo(info)), group_(info.AttrOr<int64_t>("group", 1)), dnnl_(std::move(dnnl)) {}
+
   ConvAttributes attrs_;
   int64_t group_;
+  std::unique_ptr<DnnlConvolution> dnnl_;  // nullptr: the im2col path
 };
 
 }  // namespace

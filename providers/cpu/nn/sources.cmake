@@ -4,6 +4,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   nn/conv_integer.cc
   nn/conv_transpose.cc
   nn/depth_to_space.cc
+  nn/dnnl_conv.cc
   nn/dropout.cc
   nn/grid_sample.cc
   nn/gru.cc
@@ -24,9 +25,10 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 # Unit tests of the nn family (GTest; run by ctest as nn_kernel_tests).
 if(ONYX_BUILD_TESTS)
   add_executable(nn_kernel_tests
+    nn/dnnl_conv_test.cc
     nn/nn_ops_test.cc
   )
-  target_link_libraries(nn_kernel_tests PRIVATE onyx_runtime onyx_engine_internal onyx_test_util
+  target_link_libraries(nn_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
                         GTest::gtest_main)
   gtest_discover_tests(nn_kernel_tests DISCOVERY_TIMEOUT 60)
 endif()

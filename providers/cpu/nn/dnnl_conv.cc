@@ -1,0 +1,312 @@
+#include "providers/cpu/nn/dnnl_conv.h"
+
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/kernel_scratch.h"
+#include "common/parallel_for.h"
+#include "oneapi/dnnl/dnnl.hpp"
+#include "onyx/status_macros.h"
+
+namespace onyx {
+
+using dnnl::memory;
+
+struct DnnlConvolution::Compiled {
+  dnnl::convolution_forward conv;
+  memory::desc plain_src, plain_dst;  // the caller's row-major layouts
+  memory::desc src, dst;              // the primitive's
+  std::optional<dnnl::reorder> src_in, dst_in, dst_out;
+  memory weights;                     // reordered once, in the primitive's layout
+  std::optional<memory> bias;
+  memory::desc scratchpad;
+};
+
+namespace {
+
+dnnl::engine& CpuEngine() {
+  static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+dnnl::stream& ThreadStream() {
+  thread_local dnnl::stream stream(CpuEngine());
+  return stream;
+}
+
+memory::format_tag PlainTag(size_t rank) {
+  switch (rank) {
+    case 3: return memory::format_tag::ncw;
+    case 4: return memory::format_tag::nchw;
+    case 5: return memory::format_tag::ncdhw;
+  }
+  return memory::format_tag::undef;
+}
+
+memory::format_tag PlainWeightsTag(size_t rank, bool grouped) {
+  switch (rank) {
+    case 3: return grouped ? memory::format_tag::goiw : memory::format_tag::oiw;
+    case 4: return grouped ? memory::format_tag::goihw : memory::format_tag::oihw;
+    case 5: return grouped ? memory::format_tag::goidhw : memory::format_tag::oidhw;
+  }
+  return memory::format_tag::undef;
+}
+
+memory::dims ToDnnl(absl::Span<const int64_t> dims) { return memory::dims(dims.begin(), dims.end()); }
+
+absl::Status AppendActivation(const ConvActivation& a, dnnl::post_ops& ops) {
+  using K = ConvActivation::Kind;
+  switch (a.kind) {
+    case K::kNone: return absl::OkStatus();
+    case K::kRelu: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
+    case K::kLeakyRelu: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, a.alpha, 0.f); break;
+    case K::kClip: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, a.alpha, a.beta); break;
+    case K::kSigmoid: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f); break;
+    // HardSigmoid(x) = max(0, min(1, alpha x + beta)) = clip(linear(x)).
+    case K::kHardSigmoid:
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, a.alpha, a.beta);
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 1.f);
+      break;
+    case K::kSwish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, a.alpha, 0.f); break;
+  }
+  return absl::OkStatus();
+}
+
+// oneDNN reports errors by exception; onyx by Status, converted here.
+template <typename Fn>
+absl::Status Guarded(const char* what, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_unimplemented) {
+      return absl::UnimplementedError(absl::StrCat("oneDNN has no ", what, ": ", e.what()));
+    }
+    return absl::InternalError(absl::StrCat("oneDNN ", what, " failed: ", e.what()));
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("oneDNN ", what, " failed: ", e.what()));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<ConvActivation::Kind> ParseConvActivation(absl::string_view name) {
+  using K = ConvActivation::Kind;
+  if (name.empty()) return K::kNone;
+  if (name == "Relu") return K::kRelu;
+  if (name == "LeakyRelu") return K::kLeakyRelu;
+  if (name == "Clip") return K::kClip;
+  if (name == "Sigmoid") return K::kSigmoid;
+  if (name == "HardSigmoid") return K::kHardSigmoid;
+  if (name == "Swish") return K::kSwish;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "activation must be one of Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, Swish; received '", name, "'"));
+}
+
+DnnlConvolution::DnnlConvolution(const ConvAttributes& attrs, int64_t group, const Tensor& weights,
+                                 const Tensor* bias, const ConvPostOps& post_ops)
+    : attrs_(attrs), group_(group), weights_(weights), post_ops_(post_ops) {
+  if (bias != nullptr) bias_ = *bias;
+}
+
+DnnlConvolution::~DnnlConvolution() = default;
+
+absl::StatusOr<std::unique_ptr<DnnlConvolution>> DnnlConvolution::Create(const ConvAttributes& attrs,
+                                                                         int64_t group, const Tensor& weights,
+                                                                         const Tensor* bias,
+                                                                         const ConvPostOps& post_ops,
+                                                                         const Dims& known_input) {
+  const size_t rank = weights.dims().size();
+  if (weights.type() != DataType::kFloat || (bias != nullptr && bias->type() != DataType::kFloat)) {
+    return absl::UnimplementedError("oneDNN convolution runs float weights only");
+  }
+  if (rank < 3 || rank > 5 || group < 1) {
+    return absl::UnimplementedError(absl::StrCat("oneDNN convolution takes 1 to 3 spatial dims, weights have ",
+                                                 rank > 2 ? rank - 2 : 0));
+  }
+  if (bias != nullptr && bias->num_elements() != weights.dims()[0]) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bias has ", bias->num_elements(), " values, expected ", weights.dims()[0]));
+  }
+  std::unique_ptr<DnnlConvolution> conv(new DnnlConvolution(attrs, group, weights, bias, post_ops));
+  if (!known_input.empty()) {
+    // Compiling now moves the primitive's creation and the weights' reorder
+    // to session creation; failure is UNIMPLEMENTED for the caller to fall
+    // back on, or a shape error it reports itself on the first run.
+    auto compiled = conv->CompiledFor(known_input);
+    if (!compiled.ok() && absl::IsUnimplemented(compiled.status())) return compiled.status();
+  }
+  return conv;
+}
+
+absl::StatusOr<Dims> DnnlConvolution::OutputDims(absl::Span<const int64_t> x) const {
+  ASSIGN_OR_RETURN(ConvShape shape, ResolveConvShape(attrs_, group_, x, weights_.dims()));
+  return shape.out_dims;
+}
+
+absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution::CompiledFor(
+    absl::Span<const int64_t> x) const {
+  Dims key(x.begin(), x.end());
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = compiled_.find(key);
+    if (it != compiled_.end()) return it->second;
+  }
+  // Compiled outside the lock: concurrent first runs of one shape may both
+  // compile; the first stored wins and the other is dropped.
+  ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> compiled, Compile(x));
+  absl::MutexLock lock(&mu_);
+  return compiled_.emplace(std::move(key), std::move(compiled)).first->second;
+}
+
+absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution::Compile(
+    absl::Span<const int64_t> x) const {
+  ASSIGN_OR_RETURN(ConvShape s, ResolveConvShape(attrs_, group_, x, weights_.dims()));
+  const size_t spatial = s.geometry.in.size();
+  const size_t rank = spatial + 2;
+  const bool grouped = group_ > 1;
+  memory::dims w_dims;
+  if (grouped) {
+    w_dims = {group_, s.out_channels / group_, s.in_channels / group_};
+  } else {
+    w_dims = {s.out_channels, s.in_channels};
+  }
+  for (int64_t k : s.geometry.kernel) w_dims.push_back(k);
+  memory::dims strides, dilations, pad_l, pad_r;
+  for (size_t i = 0; i < spatial; ++i) {
+    strides.push_back(s.geometry.strides[i]);
+    dilations.push_back(s.geometry.dilations[i] - 1);  // oneDNN counts the gaps
+    pad_l.push_back(s.geometry.pad_begin[i]);
+    pad_r.push_back(s.geometry.pad_end[i]);
+  }
+  auto compiled = std::make_shared<Compiled>();
+  RETURN_IF_ERROR(Guarded("convolution for this shape", [&]() -> absl::Status {
+    const auto f32 = memory::data_type::f32;
+    compiled->plain_src = memory::desc(ToDnnl(x), f32, PlainTag(rank));
+    compiled->plain_dst = memory::desc(ToDnnl(s.out_dims), f32, PlainTag(rank));
+    const memory::desc plain_w(w_dims, f32, PlainWeightsTag(rank, grouped));
+    const memory::desc any_src(ToDnnl(x), f32, memory::format_tag::any);
+    const memory::desc any_dst(ToDnnl(s.out_dims), f32, memory::format_tag::any);
+    const memory::desc any_w(w_dims, f32, memory::format_tag::any);
+    const bool has_bias = bias_.type() == DataType::kFloat;
+    const memory::desc bias_md = has_bias ? memory::desc({s.out_channels}, f32, memory::format_tag::x)
+                                          : memory::desc();
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                         any_src, any_w, bias_md, any_dst, strides, dilations, pad_l, pad_r);
+    dnnl::post_ops ops;
+    if (post_ops_.residual) ops.append_sum(1.f);
+    RETURN_IF_ERROR(AppendActivation(post_ops_.activation, ops));
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, CpuEngine());
+    compiled->conv = dnnl::convolution_forward(pd);
+    compiled->src = pd.src_desc();
+    compiled->dst = pd.dst_desc();
+    compiled->scratchpad = pd.scratchpad_desc();
+    if (compiled->src != compiled->plain_src) {
+      compiled->src_in = dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->plain_src,
+                                                                     CpuEngine(), compiled->src));
+    }
+    if (compiled->dst != compiled->plain_dst) {
+      compiled->dst_out = dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->dst, CpuEngine(),
+                                                                      compiled->plain_dst));
+      if (post_ops_.residual) {
+        compiled->dst_in = dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->plain_dst,
+                                                                       CpuEngine(), compiled->dst));
+      }
+    }
+    // The weights, once, in the primitive's layout (its own allocation).
+    ApplyThreadSettings();
+    memory plain_weights(plain_w, CpuEngine(), const_cast<void*>(weights_.raw()));
+    compiled->weights = memory(pd.weights_desc(), CpuEngine());
+    dnnl::reorder(plain_weights, compiled->weights).execute(ThreadStream(), plain_weights, compiled->weights);
+    if (has_bias) compiled->bias = memory(bias_md, CpuEngine(), const_cast<void*>(bias_.raw()));
+    ThreadStream().wait();
+    return absl::OkStatus();
+  }));
+  return std::shared_ptr<const Compiled>(std::move(compiled));
+}
+
+absl::Status DnnlConvolution::Run(const Tensor& x, const Tensor* z, Tensor& y) const {
+  if (x.type() != DataType::kFloat || y.type() != DataType::kFloat) {
+    return absl::InvalidArgumentError(absl::StrCat("oneDNN convolution takes float X and Y, received ",
+                                                   DataTypeName(x.type()), " and ", DataTypeName(y.type())));
+  }
+  if (post_ops_.residual && (z == nullptr || z->dims() != y.dims() || z->type() != DataType::kFloat)) {
+    return absl::InvalidArgumentError(absl::StrCat("residual Z ", z ? DimsToString(z->dims()) : "(missing)",
+                                                   " does not match the output ", DimsToString(y.dims())));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(x.dims()));
+  if (NumElements(y.dims()) != static_cast<int64_t>(c->plain_dst.get_size() / sizeof(float))) {
+    return absl::InvalidArgumentError(absl::StrCat("output ", DimsToString(y.dims()), " does not fit X ",
+                                                   DimsToString(x.dims())));
+  }
+  return Guarded("convolution run", [&]() -> absl::Status {
+    ApplyThreadSettings();
+    dnnl::stream& stream = ThreadStream();
+    const dnnl::engine& engine = CpuEngine();
+    memory user_src(c->plain_src, engine, const_cast<void*>(x.raw()));
+    memory user_dst(c->plain_dst, engine, y.mutable_raw());
+    memory src = user_src, dst = user_dst;
+    if (c->src_in) {
+      void* buffer = KernelScratchBytes(kScratchConvSource, c->src.get_size());
+      if (buffer == nullptr) return absl::ResourceExhaustedError("no memory for the convolution's input reorder");
+      src = memory(c->src, engine, buffer);
+      c->src_in->execute(stream, user_src, src);
+    }
+    if (c->dst_out) {
+      void* buffer = KernelScratchBytes(kScratchConvResult, c->dst.get_size());
+      if (buffer == nullptr) return absl::ResourceExhaustedError("no memory for the convolution's output reorder");
+      dst = memory(c->dst, engine, buffer);
+    }
+    if (post_ops_.residual) {
+      memory user_z(c->plain_dst, engine, const_cast<void*>(z->raw()));
+      if (c->dst_in) {
+        c->dst_in->execute(stream, user_z, dst);
+      } else if (z->raw() != y.raw()) {
+        std::memcpy(y.mutable_raw(), z->raw(), y.byte_size());
+      }
+    }
+    void* pad = KernelScratchBytes(kScratchPrimitive, c->scratchpad.get_size());
+    if (pad == nullptr) return absl::ResourceExhaustedError("no memory for the convolution's scratchpad");
+    memory scratchpad(c->scratchpad, engine, pad);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                            {DNNL_ARG_WEIGHTS, c->weights},
+                                            {DNNL_ARG_DST, dst},
+                                            {DNNL_ARG_SCRATCHPAD, scratchpad}};
+    if (c->bias) args.emplace(DNNL_ARG_BIAS, *c->bias);
+    c->conv.execute(stream, args);
+    if (c->dst_out) c->dst_out->execute(stream, dst, user_dst);
+    stream.wait();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::unique_ptr<DnnlConvolution>> CreateDnnlConvolutionFor(const OpKernelInfo& info,
+                                                                          const ConvPostOps& post_ops) {
+  const Tensor* w = info.ConstantInput(1);
+  const Tensor* b = info.HasInput(2) ? info.ConstantInput(2) : nullptr;
+  if (w == nullptr || info.InputType(0) != DataType::kFloat || w->type() != DataType::kFloat) return nullptr;
+  if (info.HasInput(2) && b == nullptr) return nullptr;  // a bias computed at run time
+  Dims known;
+  if (const ValueInfo* x = info.InputInfo(0); x != nullptr && x->has_shape) {
+    known.assign(x->dims.begin(), x->dims.end());
+    for (int64_t d : known) {
+      if (d < 0) {
+        known.clear();
+        break;
+      }
+    }
+  }
+  auto conv = DnnlConvolution::Create(ConvAttributes::FromInfo(info), info.AttrOr<int64_t>("group", 1), *w, b,
+                                      post_ops, known);
+  if (!conv.ok() && absl::IsUnimplemented(conv.status())) return nullptr;
+  if (!conv.ok()) return info.Error(conv.status().message());
+  return conv;
+}
+
+}  // namespace onyx

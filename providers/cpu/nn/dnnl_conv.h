@@ -1,0 +1,93 @@
+// DnnlConvolution: a float convolution (1 to 3 spatial dims, any group count,
+// depthwise included) run by oneDNN's convolution primitive.
+//
+//   ASSIGN_OR_RETURN(auto conv, DnnlConvolution::Create(attrs, group, weights, bias, post_ops));
+//   RETURN_IF_ERROR(conv->Run(x, residual_or_null, y));   // y: [N, M, out...], row-major
+//
+// The primitive chooses its own layouts (format_tag::any): the weights are
+// reordered into the chosen layout once per input shape and kept; activations
+// arrive and leave in plain NCHW-style layout and are reordered around the
+// primitive when it prefers a blocked one. Bias, the residual sum and the
+// activation run as post-ops inside the primitive: y = act(conv(x) + b + z).
+// Primitives are compiled once per input shape (at creation when the shape is
+// known, else on the first run of that shape) and cached.
+// Thread-safe: Run may be called concurrently; each call uses its own
+// scratch memory.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "framework/op_kernel.h"
+#include "onyx/tensor.h"
+#include "providers/cpu/nn/conv_attributes.h"
+
+namespace onyx {
+
+// An activation applied to the convolution's result, as a oneDNN post-op.
+struct ConvActivation {
+  enum class Kind { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kHardSigmoid, kSwish };
+  Kind kind = Kind::kNone;
+  float alpha = 0.f;  // LeakyRelu slope, Clip min, HardSigmoid alpha, Swish beta
+  float beta = 0.f;   // Clip max, HardSigmoid beta
+};
+
+struct ConvPostOps {
+  bool residual = false;  // adds Z, of the output's shape, before the activation
+  ConvActivation activation;
+};
+
+class DnnlConvolution {
+ public:
+  // `weights` is [M, C/group, k...] float (kept by reference count, never
+  // copied); `bias` is [M] or nullptr.
+  // `known_input` fixes an input shape to compile for now ({} = none).
+  // UNIMPLEMENTED when oneDNN has no primitive for the case (the caller keeps
+  // its own path); INVALID_ARGUMENT for shapes that do not fit.
+  static absl::StatusOr<std::unique_ptr<DnnlConvolution>> Create(const ConvAttributes& attrs, int64_t group,
+                                                                 const Tensor& weights, const Tensor* bias,
+                                                                 const ConvPostOps& post_ops,
+                                                                 const Dims& known_input);
+  ~DnnlConvolution();
+
+  // Computes y from x (float, [N, C, d...]) and, with a residual post-op, z
+  // (float, y's shape). y must already have the output's shape.
+  absl::Status Run(const Tensor& x, const Tensor* z, Tensor& y) const;
+
+  // The output shape for input dims `x`, or INVALID_ARGUMENT naming the shapes.
+  absl::StatusOr<Dims> OutputDims(absl::Span<const int64_t> x) const;
+
+  struct Compiled;
+
+ private:
+  DnnlConvolution(const ConvAttributes& attrs, int64_t group, const Tensor& weights, const Tensor* bias,
+                  const ConvPostOps& post_ops);
+  absl::StatusOr<std::shared_ptr<const Compiled>> CompiledFor(absl::Span<const int64_t> x) const;
+  absl::StatusOr<std::shared_ptr<const Compiled>> Compile(absl::Span<const int64_t> x) const;
+
+  ConvAttributes attrs_;
+  int64_t group_;
+  Tensor weights_;
+  Tensor bias_;
+  ConvPostOps post_ops_;
+  mutable absl::Mutex mu_;
+  mutable std::map<Dims, std::shared_ptr<const Compiled>> compiled_ ABSL_GUARDED_BY(mu_);
+};
+
+// The oneDNN convolution for a Conv-like node (Conv, com.onyx FusedConv) with
+// `post_ops`, or nullptr when this node keeps the reference path: its weights
+// are not a constant float initializer, or oneDNN has no primitive for it.
+// Compiles for the input shape when shape inference fixed it.
+absl::StatusOr<std::unique_ptr<DnnlConvolution>> CreateDnnlConvolutionFor(const OpKernelInfo& info,
+                                                                          const ConvPostOps& post_ops);
+
+// Parses an activation as the fusion passes write it on a com.onyx node
+// ("Relu", "LeakyRelu", "Clip", "Sigmoid", "HardSigmoid", "Swish", or "" for
+// none) with its parameters; INVALID_ARGUMENT naming the value otherwise.
+absl::StatusOr<ConvActivation::Kind> ParseConvActivation(absl::string_view name);
+
+}  // namespace onyx
