@@ -2,7 +2,9 @@
 
 #include <cstring>
 #include <fstream>
+#include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "onyx/status_macros.h"
 
@@ -13,15 +15,32 @@ std::string TensorLabel(const onnx::TensorProto& proto) {
   return proto.name().empty() ? std::string("<unnamed tensor>") : "'" + proto.name() + "'";
 }
 
+// An external-data "offset" or "length" value: a non-negative decimal integer
+// that fits int64_t. Anything else is the model's error, not a crash.
+absl::StatusOr<int64_t> ParseExternalDataNumber(const onnx::TensorProto& proto, const std::string& key,
+                                                const std::string& value) {
+  int64_t number = 0;
+  if (!absl::SimpleAtoi(value, &number) || number < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data key '", key,
+                                                   "' expects a non-negative 64-bit integer, received '",
+                                                   value, "'"));
+  }
+  return number;
+}
+
 absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& proto,
                                              const std::string& base_dir) {
   std::string location;
   int64_t offset = 0;
-  int64_t length = -1;
+  std::optional<int64_t> length;
   for (const auto& entry : proto.external_data()) {
-    if (entry.key() == "location") location = entry.value();
-    if (entry.key() == "offset") offset = std::stoll(entry.value());
-    if (entry.key() == "length") length = std::stoll(entry.value());
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset") {
+      ASSIGN_OR_RETURN(offset, ParseExternalDataNumber(proto, "offset", entry.value()));
+    } else if (entry.key() == "length") {
+      ASSIGN_OR_RETURN(length, ParseExternalDataNumber(proto, "length", entry.value()));
+    }
   }
   if (location.empty()) {
     return absl::InvalidArgumentError(
@@ -39,16 +58,31 @@ absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& proto,
                                             ": cannot open external data file '", path, "'"));
   }
   in.seekg(0, std::ios::end);
-  int64_t file_size = in.tellg();
-  if (length < 0) length = file_size - offset;
-  if (offset < 0 || offset + length > file_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor ", TensorLabel(proto), ": external data range [", offset, ", ", offset + length,
-        ") exceeds file '", path, "' of ", file_size, " bytes"));
+  const int64_t file_size = in.tellg();
+  if (file_size < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto),
+                                                   ": cannot read the size of external data file '", path, "'"));
   }
-  std::string bytes(length, '\0');
+  // Both values are non-negative: neither the comparisons nor the unsigned sum
+  // below can overflow.
+  if (offset > file_size) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data 'offset' ",
+                                                   offset, " is past the end of file '", path, "' of ", file_size,
+                                                   " bytes"));
+  }
+  if (length.has_value() && *length > file_size - offset) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor ", TensorLabel(proto), ": external data 'length' ", *length, " at 'offset' ", offset,
+        " ends at byte ", static_cast<uint64_t>(offset) + static_cast<uint64_t>(*length), ", past the end of file '", path, "' of ", file_size, " bytes"));
+  }
+  const int64_t size = length.value_or(file_size - offset);
+  std::string bytes(size, '\0');
   in.seekg(offset);
-  in.read(bytes.data(), length);
+  in.read(bytes.data(), size);
+  if (in.gcount() != size) {
+    return absl::DataLossError(absl::StrCat("tensor ", TensorLabel(proto), ": read ", in.gcount(), " of ", size,
+                                            " bytes at offset ", offset, " of external data file '", path, "'"));
+  }
   return bytes;
 }
 
