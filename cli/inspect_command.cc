@@ -58,14 +58,12 @@ int InspectCommand(const std::vector<std::string>& args) {
       if (a == "--providers") {
         options.providers = SplitList(value);
       } else if (a == "--max-cpu-fallback") {
-        char* end = nullptr;
-        long long n = std::strtoll(value.c_str(), &end, 10);
-        if (end == value.c_str() || *end != '\0' || n < 0) {
-          std::fprintf(stderr, "onyx inspect: --max-cpu-fallback expects a non-negative integer, received '%s'\n",
-                       value.c_str());
+        auto n = ParseIntFlag(a, value, 0, INT64_MAX);
+        if (!n.ok()) {
+          std::fprintf(stderr, "onyx inspect: %s\n", std::string(n.status().message()).c_str());
           return 2;
         }
-        options.max_cpu_fallback_nodes = n;
+        options.max_cpu_fallback_nodes = *n;
       } else {
         auto level = ParseOptimizationLevel(value);
         if (!level.ok()) {
