@@ -94,6 +94,16 @@ TEST(CastTest, HalfRoundTripAndBool) {
   EXPECT_EQ(Values<std::string>(s), std::vector<std::string>({"0.5", "-2.0", "0.0"}));
 }
 
+TEST(CastTest, HalfToStringIsNumpyShortestRoundTrip) {
+  // float16 bit patterns and numpy's str() of each (1/3, 65504, 1e-5 and 6e-8
+  // subnormal, 3.14159, -1234.5, the smallest normal 2^-14).
+  Tensor h = Make<uint16_t>(DataType::kFloat16, {0x3555, 0x7bff, 0x00a8, 0x0001, 0x4248, 0xe4d2, 0x0400});
+  Tensor s = Tensor::Allocate(DataType::kString, h.dims());
+  ASSERT_TRUE(CastElements(h, s).ok());
+  EXPECT_EQ(Values<std::string>(s),
+            std::vector<std::string>({"0.3333", "65500.0", "1e-05", "6e-08", "3.14", "-1234.0", "6.104e-05"}));
+}
+
 TEST(CastTest, ScalarOfConvertsToEveryType) {
   auto i8 = ScalarOf(DataType::kInt8, 3.0);
   ASSERT_TRUE(i8.ok());
