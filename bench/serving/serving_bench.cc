@@ -16,6 +16,8 @@
 // flags.
 #include <sys/resource.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +53,17 @@ std::string JsonEscape(const std::string& s) {
   return out;
 }
 
+// The whole of `text` as a non-negative (finite) T; false for anything else.
+template <typename T>
+bool ParseNonNegative(const char* text, T* out) {
+  const char* end = text + std::strlen(text);
+  T value{};
+  auto [ptr, ec] = std::from_chars(text, end, value);
+  if (ec != std::errc() || ptr != end || !(value >= 0) || !std::isfinite(static_cast<double>(value))) return false;
+  *out = value;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,31 +78,36 @@ int main(int argc, char** argv) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) return Usage(("flag " + flag + " needs a value").c_str());
     const char* value = argv[i + 1];
-    char* end = nullptr;
-    const double number = std::strtod(value, &end);
-    const bool numeric = end != value && *end == '\0' && number >= 0;
     if (flag == "--address") {
       served.address = value;
-    } else if (flag == "--model") {
+      continue;
+    }
+    if (flag == "--model") {
       served.model = value;
-    } else if (flag == "--model-file") {
+      continue;
+    }
+    if (flag == "--model-file") {
       engine.model_path = value;
-    } else if (!numeric) {
-      return Usage(("flag " + flag + " needs a non-negative number, got '" + value + "'").c_str());
-    } else if (flag == "--concurrency") {
-      served.concurrency = static_cast<int>(number);
-    } else if (flag == "--batch") {
-      served.batch = engine.batch = static_cast<int64_t>(number);
-    } else if (flag == "--threads") {
-      engine.threads = static_cast<int>(number);
-    } else if (flag == "--intra-op-threads") {
-      engine.intra_op_threads = static_cast<int>(number);
-    } else if (flag == "--client-threads") {
-      served.client_threads = static_cast<int>(number);
-    } else if (flag == "--seconds") {
-      served.seconds = engine.seconds = number;
-    } else if (flag == "--warmup") {
-      served.warmup_s = engine.warmup_s = number;
+      continue;
+    }
+    int* int_flag = flag == "--concurrency"        ? &served.concurrency
+                    : flag == "--threads"          ? &engine.threads
+                    : flag == "--intra-op-threads" ? &engine.intra_op_threads
+                    : flag == "--client-threads"   ? &served.client_threads
+                                                   : nullptr;
+    int64_t batch = 0;
+    double seconds = 0;
+    if (int_flag != nullptr || flag == "--batch") {
+      if (int_flag != nullptr ? !ParseNonNegative(value, int_flag) : !ParseNonNegative(value, &batch)) {
+        return Usage(("flag " + flag + " needs a non-negative integer, got '" + value + "'").c_str());
+      }
+      if (flag == "--batch") served.batch = engine.batch = batch;
+    } else if (flag == "--seconds" || flag == "--warmup") {
+      if (!ParseNonNegative(value, &seconds)) {
+        return Usage(("flag " + flag + " needs a non-negative number, got '" + value + "'").c_str());
+      }
+      if (flag == "--seconds") served.seconds = engine.seconds = seconds;
+      if (flag == "--warmup") served.warmup_s = engine.warmup_s = seconds;
     } else {
       return Usage(("unknown flag " + flag).c_str());
     }
