@@ -24,7 +24,9 @@ const char kInspectHelp[] =
 namespace {
 
 std::string Describe(const ValueInfo& v) {
-  std::string kind = v.kind == ValueInfo::Kind::kSequence ? "sequence<" : v.kind == ValueInfo::Kind::kOptional ? "optional<" : "";
+  std::string kind = v.kind == ValueInfo::Kind::kSequence   ? "sequence<"
+                     : v.kind == ValueInfo::Kind::kOptional ? "optional<"
+                                                            : "";
   std::string text = v.name + ": " + kind + DataTypeName(v.type);
   if (v.has_shape) {
     text += " [";

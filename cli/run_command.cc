@@ -61,7 +61,7 @@ int RunCommand(const std::vector<std::string>& args) {
       std::fputs(kRunHelp, stdout);
       return 0;
     }
-    static const char* kKnown[] = {"--model", "--inputs", "--outputs", "--optimization",
+    static const char* kKnown[] = {"--model",     "--inputs",          "--outputs", "--optimization",
                                    "--providers", "--optimized-model", "--threads", "--repeat"};
     bool known = false;
     for (const char* k : kKnown) known |= args[i] == k;

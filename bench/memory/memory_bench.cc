@@ -44,8 +44,7 @@ onyx::Tensor WithBatch(const onyx::Tensor& t, int64_t batch) {
 }
 
 int Usage(const char* program, const std::string& problem) {
-  std::fprintf(stderr, "%s\nusage: %s MODEL.onnx INPUT_0.pb [--runs N] [--buckets 1,2,4]\n", problem.c_str(),
-               program);
+  std::fprintf(stderr, "%s\nusage: %s MODEL.onnx INPUT_0.pb [--runs N] [--buckets 1,2,4]\n", problem.c_str(), program);
   return 2;
 }
 
@@ -125,10 +124,10 @@ int main(int argc, char** argv) {
   }
   onyx::MemoryPlanInfo plan = sessions[0]->memory_plan_info();
   int64_t reserved = onyx::GetArenaStats()[0].reserved_bytes;
-  std::printf("{\"engine\":\"onyx\",\"sessions\":%zu,\"planned_bytes\":%lld,\"without_reuse_bytes\":%lld,"
-              "\"arena_reserved_bytes\":%lld,\"peak_rss_kib\":%ld,\"mean_ms\":%.3f}\n",
-              sessions.size(), static_cast<long long>(plan.planned_bytes),
-              static_cast<long long>(plan.without_reuse_bytes), static_cast<long long>(reserved), PeakRssKiB(),
-              timed ? total_ms / timed : 0.0);
+  std::printf(
+      "{\"engine\":\"onyx\",\"sessions\":%zu,\"planned_bytes\":%lld,\"without_reuse_bytes\":%lld,"
+      "\"arena_reserved_bytes\":%lld,\"peak_rss_kib\":%ld,\"mean_ms\":%.3f}\n",
+      sessions.size(), static_cast<long long>(plan.planned_bytes), static_cast<long long>(plan.without_reuse_bytes),
+      static_cast<long long>(reserved), PeakRssKiB(), timed ? total_ms / timed : 0.0);
   return 0;
 }

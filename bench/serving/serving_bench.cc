@@ -131,8 +131,7 @@ int main(int argc, char** argv) {
     summary = onyx::bench::RunServedLoad(served);
   }
   if (!summary.ok()) {
-    std::fprintf(stderr, "onyx_serving_bench %s: %s\n", mode.c_str(),
-                 std::string(summary.status().message()).c_str());
+    std::fprintf(stderr, "onyx_serving_bench %s: %s\n", mode.c_str(), std::string(summary.status().message()).c_str());
     return 1;
   }
   const onyx::bench::LoadSummary& s = *summary;
@@ -147,10 +146,9 @@ int main(int argc, char** argv) {
       "\"rows\":%lld,\"seconds\":%.3f,\"items_per_s\":%.1f,\"rows_per_s\":%.1f,\"mean_us\":%.1f,\"p50_us\":%.1f,"
       "\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%lld,\"dropped\":%lld,\"process_cpu_s\":%.3f,"
       "\"first_error\":\"%s\"}\n",
-      mode.c_str(), JsonEscape(name).c_str(), concurrency,
-      static_cast<long long>(mode == "empty" ? 0 : served.batch), static_cast<long long>(s.items),
-      static_cast<long long>(s.rows), s.seconds, s.items_per_s, s.rows_per_s, s.mean_us, s.p50_us, s.p99_us,
-      s.p999_us, s.max_us, static_cast<long long>(s.errors), static_cast<long long>(s.dropped), cpu_s,
-      JsonEscape(s.first_error).c_str());
+      mode.c_str(), JsonEscape(name).c_str(), concurrency, static_cast<long long>(mode == "empty" ? 0 : served.batch),
+      static_cast<long long>(s.items), static_cast<long long>(s.rows), s.seconds, s.items_per_s, s.rows_per_s,
+      s.mean_us, s.p50_us, s.p99_us, s.p999_us, s.max_us, static_cast<long long>(s.errors),
+      static_cast<long long>(s.dropped), cpu_s, JsonEscape(s.first_error).c_str());
   return s.errors == 0 && s.items > 0 ? 0 : 1;
 }

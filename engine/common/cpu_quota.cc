@@ -58,9 +58,9 @@ absl::StatusOr<double> ParseCgroupCpuMax(absl::string_view text) {
   const bool unlimited = fields.size() == 2 && fields[0] == "max";
   if (fields.size() != 2 || (!unlimited && (!absl::SimpleAtoi(fields[0], &quota) || quota <= 0)) ||
       !absl::SimpleAtoi(fields[1], &period) || period <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kCpuMaxPath, ": expected '<positive quota or max> <positive period>', received '",
-                     absl::StripAsciiWhitespace(text), "'"));
+    return absl::InvalidArgumentError(absl::StrCat(kCpuMaxPath,
+                                                   ": expected '<positive quota or max> <positive period>', received '",
+                                                   absl::StripAsciiWhitespace(text), "'"));
   }
   return unlimited ? 0.0 : static_cast<double>(quota) / static_cast<double>(period);
 }
@@ -69,14 +69,12 @@ absl::StatusOr<double> ParseCgroupV1Quota(absl::string_view quota_text, absl::st
   int64_t quota = 0;
   int64_t period = 0;
   if (!absl::SimpleAtoi(quota_text, &quota) || quota == 0 || quota < -1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kCfsQuotaPath, ": expected a positive integer or -1, received '",
-                     absl::StripAsciiWhitespace(quota_text), "'"));
+    return absl::InvalidArgumentError(absl::StrCat(kCfsQuotaPath, ": expected a positive integer or -1, received '",
+                                                   absl::StripAsciiWhitespace(quota_text), "'"));
   }
   if (!absl::SimpleAtoi(period_text, &period) || period <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kCfsPeriodPath, ": expected a positive integer, received '",
-                     absl::StripAsciiWhitespace(period_text), "'"));
+    return absl::InvalidArgumentError(absl::StrCat(kCfsPeriodPath, ": expected a positive integer, received '",
+                                                   absl::StripAsciiWhitespace(period_text), "'"));
   }
   return quota < 0 ? 0.0 : static_cast<double>(quota) / static_cast<double>(period);
 }

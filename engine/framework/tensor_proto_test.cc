@@ -116,7 +116,8 @@ TEST_F(ExternalDataTest, RangeWithinTheFileButOfTheWrongSizeIsAnError) {
   // 8 bytes for a tensor of four floats (16 bytes).
   auto t = TensorFromProto(External(4, {{"offset", "8"}, {"length", "8"}}), dir_);
   ASSERT_FALSE(t.ok());
-  EXPECT_THAT(t.status().message(), AllOf(HasSubstr("tensor 'w'"), HasSubstr("expected 16 bytes"), HasSubstr("found 8")));
+  EXPECT_THAT(t.status().message(),
+              AllOf(HasSubstr("tensor 'w'"), HasSubstr("expected 16 bytes"), HasSubstr("found 8")));
 }
 
 }  // namespace

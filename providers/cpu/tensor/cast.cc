@@ -163,8 +163,8 @@ absl::Status CastLoop(const S* s, D* d, int64_t n) {
   } else if constexpr (std::is_same_v<S, std::string>) {
     for (int64_t i = 0; i < n; ++i) {
       if (!FromString(s[i], &d[i])) {
-        return absl::InvalidArgumentError(absl::StrCat("cannot convert string '", s[i], "' to ",
-                                                       DataTypeName(DataTypeOf<D>())));
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot convert string '", s[i], "' to ", DataTypeName(DataTypeOf<D>())));
       }
     }
   } else if constexpr (std::is_same_v<S, D>) {
@@ -179,8 +179,8 @@ absl::Status CastLoop(const S* s, D* d, int64_t n) {
 
 template <typename Fn>
 absl::Status DispatchCastable(DataType type, Fn&& fn) {
-  return DispatchTypes<float, double, Half, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                       uint32_t, uint64_t, bool, std::string>(type, std::forward<Fn>(fn));
+  return DispatchTypes<float, double, Half, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                       uint64_t, bool, std::string>(type, std::forward<Fn>(fn));
 }
 
 class Cast final : public OpKernel {
@@ -221,8 +221,8 @@ class Cast final : public OpKernel {
 
 absl::Status CastElements(const Tensor& src, Tensor& dst) {
   if (src.num_elements() != dst.num_elements()) {
-    return absl::InvalidArgumentError(absl::StrCat("cast of ", src.num_elements(), " elements into ",
-                                                   dst.num_elements()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cast of ", src.num_elements(), " elements into ", dst.num_elements()));
   }
   return DispatchCastable(src.type(), [&](auto stag) {
     using S = decltype(stag);

@@ -24,13 +24,12 @@ std::vector<T> Values(const Tensor& t) {
 TEST(CastTest, FloatToStringMatchesNumpyStr) {
   // Expected strings are what numpy prints for str(np.float32(v)); float32
   // 0.0001 is just below 1e-4, so numpy switches to scientific notation.
-  Tensor src = Make<float>(DataType::kFloat, {0.47892547f, 1.0f, -0.0f, 1e-5f, 123456.0f, 1e16f, 0.0001f, NAN,
-                                              INFINITY, -INFINITY});
+  Tensor src = Make<float>(DataType::kFloat,
+                           {0.47892547f, 1.0f, -0.0f, 1e-5f, 123456.0f, 1e16f, 0.0001f, NAN, INFINITY, -INFINITY});
   Tensor dst = Tensor::Allocate(DataType::kString, src.dims());
   ASSERT_TRUE(CastElements(src, dst).ok());
-  EXPECT_EQ(Values<std::string>(dst),
-            std::vector<std::string>({"0.47892547", "1.0", "-0.0", "1e-05", "123456.0", "1e+16", "1e-04", "nan",
-                                      "inf", "-inf"}));
+  EXPECT_EQ(Values<std::string>(dst), std::vector<std::string>({"0.47892547", "1.0", "-0.0", "1e-05", "123456.0",
+                                                                "1e+16", "1e-04", "nan", "inf", "-inf"}));
 }
 
 TEST(CastTest, DoubleAndIntegersToString) {
