@@ -2,8 +2,11 @@
 // returns the process exit code; errors print one line to stderr.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "absl/status/statusor.h"
 
 namespace onyx::cli {
 
@@ -15,5 +18,9 @@ extern const char kInspectHelp[];
 
 // Splits "a,b" into {"a", "b"}.
 std::vector<std::string> SplitList(const std::string& text);
+
+// The value of integer flag `flag`: the whole of `text` in decimal, within
+// [min, max]. InvalidArgument naming the flag, the range and `text` otherwise.
+absl::StatusOr<int64_t> ParseIntFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max);
 
 }  // namespace onyx::cli

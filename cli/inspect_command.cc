@@ -24,7 +24,9 @@ const char kInspectHelp[] =
 namespace {
 
 std::string Describe(const ValueInfo& v) {
-  std::string kind = v.kind == ValueInfo::Kind::kSequence ? "sequence<" : v.kind == ValueInfo::Kind::kOptional ? "optional<" : "";
+  std::string kind = v.kind == ValueInfo::Kind::kSequence   ? "sequence<"
+                     : v.kind == ValueInfo::Kind::kOptional ? "optional<"
+                                                            : "";
   std::string text = v.name + ": " + kind + DataTypeName(v.type);
   if (v.has_shape) {
     text += " [";
@@ -58,14 +60,12 @@ int InspectCommand(const std::vector<std::string>& args) {
       if (a == "--providers") {
         options.providers = SplitList(value);
       } else if (a == "--max-cpu-fallback") {
-        char* end = nullptr;
-        long long n = std::strtoll(value.c_str(), &end, 10);
-        if (end == value.c_str() || *end != '\0' || n < 0) {
-          std::fprintf(stderr, "onyx inspect: --max-cpu-fallback expects a non-negative integer, received '%s'\n",
-                       value.c_str());
+        auto n = ParseIntFlag(a, value, 0, INT64_MAX);
+        if (!n.ok()) {
+          std::fprintf(stderr, "onyx inspect: %s\n", std::string(n.status().message()).c_str());
           return 2;
         }
-        options.max_cpu_fallback_nodes = n;
+        options.max_cpu_fallback_nodes = *n;
       } else {
         auto level = ParseOptimizationLevel(value);
         if (!level.ok()) {

@@ -1,7 +1,7 @@
 #include <sys/stat.h>
 
+#include <charconv>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -39,9 +39,17 @@ bool FileExists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
+// The most intra-op threads a flag may ask for (as a model's config.yaml).
+constexpr int64_t kMaxThreads = 1024;
+
 int Fail(const std::string& message) {
   std::fprintf(stderr, "onyx run: %s\n", message.c_str());
   return 1;
+}
+
+int BadFlag(const absl::Status& status) {
+  std::fprintf(stderr, "onyx run: %s (see onyx run --help)\n", std::string(status.message()).c_str());
+  return 2;
 }
 
 }  // namespace
@@ -53,7 +61,7 @@ int RunCommand(const std::vector<std::string>& args) {
       std::fputs(kRunHelp, stdout);
       return 0;
     }
-    static const char* kKnown[] = {"--model", "--inputs", "--outputs", "--optimization",
+    static const char* kKnown[] = {"--model",     "--inputs",          "--outputs", "--optimization",
                                    "--providers", "--optimized-model", "--threads", "--repeat"};
     bool known = false;
     for (const char* k : kKnown) known |= args[i] == k;
@@ -79,7 +87,17 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   if (flags.count("--providers")) options.providers = SplitList(flags["--providers"]);
   if (flags.count("--optimized-model")) options.optimized_model_path = flags["--optimized-model"];
-  if (flags.count("--threads")) options.intra_op_threads = std::atoi(flags["--threads"].c_str());
+  if (flags.count("--threads")) {
+    auto threads = ParseIntFlag("--threads", flags["--threads"], 0, kMaxThreads);
+    if (!threads.ok()) return BadFlag(threads.status());
+    options.intra_op_threads = static_cast<int>(*threads);
+  }
+  int repeat = 1;
+  if (flags.count("--repeat")) {
+    auto parsed = ParseIntFlag("--repeat", flags["--repeat"], 1, INT32_MAX);
+    if (!parsed.ok()) return BadFlag(parsed.status());
+    repeat = static_cast<int>(*parsed);
+  }
 
   auto session = InferenceSession::Create(flags["--model"], options);
   if (!session.ok()) return Fail(std::string(session.status().message()));
@@ -95,11 +113,6 @@ int RunCommand(const std::vector<std::string>& args) {
     auto value = ReadValueFile(path, inputs[i].kind);
     if (!value.ok()) return Fail(std::string(value.status().message()));
     feeds.emplace_back(inputs[i].name, *std::move(value));
-  }
-  int repeat = flags.count("--repeat") ? std::atoi(flags["--repeat"].c_str()) : 1;
-  if (repeat < 1) {
-    std::fprintf(stderr, "onyx run: --repeat expects a positive integer, received '%s'\n", flags["--repeat"].c_str());
-    return 2;
   }
   absl::StatusOr<std::vector<Value>> outputs;
   for (int i = 0; i < repeat; ++i) {
@@ -127,6 +140,17 @@ std::vector<std::string> SplitList(const std::string& text) {
     start = comma + 1;
   }
   return out;
+}
+
+absl::StatusOr<int64_t> ParseIntFlag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < min || value > max) {
+    return absl::InvalidArgumentError(flag + " expects an integer from " + std::to_string(min) + " to " +
+                                      std::to_string(max) + ", received '" + text + "'");
+  }
+  return value;
 }
 
 }  // namespace onyx::cli

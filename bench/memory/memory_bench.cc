@@ -9,6 +9,8 @@
 // the process's peak RSS and the mean time per run.
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -41,20 +43,47 @@ onyx::Tensor WithBatch(const onyx::Tensor& t, int64_t batch) {
   return out;
 }
 
+int Usage(const char* program, const std::string& problem) {
+  std::fprintf(stderr, "%s\nusage: %s MODEL.onnx INPUT_0.pb [--runs N] [--buckets 1,2,4]\n", problem.c_str(), program);
+  return 2;
+}
+
+// The whole of `text` as an integer of at least 1; false for anything else.
+template <typename T>
+bool ParsePositive(const std::string& text, T* out) {
+  T value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value < 1) return false;
+  *out = value;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s MODEL.onnx INPUT_0.pb [--runs N] [--buckets 1,2,4]\n", argv[0]);
-    return 2;
-  }
+  if (argc < 3) return Usage(argv[0], "missing MODEL.onnx or INPUT_0.pb");
   std::string model = argv[1], input = argv[2];
   int runs = 20;
   std::vector<int64_t> buckets;
-  for (int i = 3; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--buckets") == 0) {
-      for (char* tok = std::strtok(argv[i + 1], ","); tok; tok = std::strtok(nullptr, ",")) buckets.push_back(std::atoll(tok));
+  for (int i = 3; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return Usage(argv[0], "flag " + flag + " needs a value");
+    const std::string value = argv[i + 1];
+    if (flag == "--runs") {
+      if (!ParsePositive(value, &runs)) return Usage(argv[0], "--runs needs a positive integer, got '" + value + "'");
+    } else if (flag == "--buckets") {
+      size_t start = 0;
+      while (start <= value.size()) {
+        const size_t comma = std::min(value.find(',', start), value.size());
+        int64_t bucket = 0;
+        if (!ParsePositive(value.substr(start, comma - start), &bucket)) {
+          return Usage(argv[0], "--buckets needs a comma-separated list of positive integers, got '" + value + "'");
+        }
+        buckets.push_back(bucket);
+        start = comma + 1;
+      }
+    } else {
+      return Usage(argv[0], "unknown flag " + flag);
     }
   }
   auto value = onyx::ReadValueFile(input, onyx::ValueInfo::Kind::kTensor);
@@ -95,10 +124,10 @@ int main(int argc, char** argv) {
   }
   onyx::MemoryPlanInfo plan = sessions[0]->memory_plan_info();
   int64_t reserved = onyx::GetArenaStats()[0].reserved_bytes;
-  std::printf("{\"engine\":\"onyx\",\"sessions\":%zu,\"planned_bytes\":%lld,\"without_reuse_bytes\":%lld,"
-              "\"arena_reserved_bytes\":%lld,\"peak_rss_kib\":%ld,\"mean_ms\":%.3f}\n",
-              sessions.size(), static_cast<long long>(plan.planned_bytes),
-              static_cast<long long>(plan.without_reuse_bytes), static_cast<long long>(reserved), PeakRssKiB(),
-              timed ? total_ms / timed : 0.0);
+  std::printf(
+      "{\"engine\":\"onyx\",\"sessions\":%zu,\"planned_bytes\":%lld,\"without_reuse_bytes\":%lld,"
+      "\"arena_reserved_bytes\":%lld,\"peak_rss_kib\":%ld,\"mean_ms\":%.3f}\n",
+      sessions.size(), static_cast<long long>(plan.planned_bytes), static_cast<long long>(plan.without_reuse_bytes),
+      static_cast<long long>(reserved), PeakRssKiB(), timed ? total_ms / timed : 0.0);
   return 0;
 }

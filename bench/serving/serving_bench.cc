@@ -16,6 +16,8 @@
 // flags.
 #include <sys/resource.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +53,17 @@ std::string JsonEscape(const std::string& s) {
   return out;
 }
 
+// The whole of `text` as a non-negative (finite) T; false for anything else.
+template <typename T>
+bool ParseNonNegative(const char* text, T* out) {
+  const char* end = text + std::strlen(text);
+  T value{};
+  auto [ptr, ec] = std::from_chars(text, end, value);
+  if (ec != std::errc() || ptr != end || !(value >= 0) || !std::isfinite(static_cast<double>(value))) return false;
+  *out = value;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,31 +78,36 @@ int main(int argc, char** argv) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) return Usage(("flag " + flag + " needs a value").c_str());
     const char* value = argv[i + 1];
-    char* end = nullptr;
-    const double number = std::strtod(value, &end);
-    const bool numeric = end != value && *end == '\0' && number >= 0;
     if (flag == "--address") {
       served.address = value;
-    } else if (flag == "--model") {
+      continue;
+    }
+    if (flag == "--model") {
       served.model = value;
-    } else if (flag == "--model-file") {
+      continue;
+    }
+    if (flag == "--model-file") {
       engine.model_path = value;
-    } else if (!numeric) {
-      return Usage(("flag " + flag + " needs a non-negative number, got '" + value + "'").c_str());
-    } else if (flag == "--concurrency") {
-      served.concurrency = static_cast<int>(number);
-    } else if (flag == "--batch") {
-      served.batch = engine.batch = static_cast<int64_t>(number);
-    } else if (flag == "--threads") {
-      engine.threads = static_cast<int>(number);
-    } else if (flag == "--intra-op-threads") {
-      engine.intra_op_threads = static_cast<int>(number);
-    } else if (flag == "--client-threads") {
-      served.client_threads = static_cast<int>(number);
-    } else if (flag == "--seconds") {
-      served.seconds = engine.seconds = number;
-    } else if (flag == "--warmup") {
-      served.warmup_s = engine.warmup_s = number;
+      continue;
+    }
+    int* int_flag = flag == "--concurrency"        ? &served.concurrency
+                    : flag == "--threads"          ? &engine.threads
+                    : flag == "--intra-op-threads" ? &engine.intra_op_threads
+                    : flag == "--client-threads"   ? &served.client_threads
+                                                   : nullptr;
+    int64_t batch = 0;
+    double seconds = 0;
+    if (int_flag != nullptr || flag == "--batch") {
+      if (int_flag != nullptr ? !ParseNonNegative(value, int_flag) : !ParseNonNegative(value, &batch)) {
+        return Usage(("flag " + flag + " needs a non-negative integer, got '" + value + "'").c_str());
+      }
+      if (flag == "--batch") served.batch = engine.batch = batch;
+    } else if (flag == "--seconds" || flag == "--warmup") {
+      if (!ParseNonNegative(value, &seconds)) {
+        return Usage(("flag " + flag + " needs a non-negative number, got '" + value + "'").c_str());
+      }
+      if (flag == "--seconds") served.seconds = engine.seconds = seconds;
+      if (flag == "--warmup") served.warmup_s = engine.warmup_s = seconds;
     } else {
       return Usage(("unknown flag " + flag).c_str());
     }
@@ -113,8 +131,7 @@ int main(int argc, char** argv) {
     summary = onyx::bench::RunServedLoad(served);
   }
   if (!summary.ok()) {
-    std::fprintf(stderr, "onyx_serving_bench %s: %s\n", mode.c_str(),
-                 std::string(summary.status().message()).c_str());
+    std::fprintf(stderr, "onyx_serving_bench %s: %s\n", mode.c_str(), std::string(summary.status().message()).c_str());
     return 1;
   }
   const onyx::bench::LoadSummary& s = *summary;
@@ -129,10 +146,9 @@ int main(int argc, char** argv) {
       "\"rows\":%lld,\"seconds\":%.3f,\"items_per_s\":%.1f,\"rows_per_s\":%.1f,\"mean_us\":%.1f,\"p50_us\":%.1f,"
       "\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%lld,\"dropped\":%lld,\"process_cpu_s\":%.3f,"
       "\"first_error\":\"%s\"}\n",
-      mode.c_str(), JsonEscape(name).c_str(), concurrency,
-      static_cast<long long>(mode == "empty" ? 0 : served.batch), static_cast<long long>(s.items),
-      static_cast<long long>(s.rows), s.seconds, s.items_per_s, s.rows_per_s, s.mean_us, s.p50_us, s.p99_us,
-      s.p999_us, s.max_us, static_cast<long long>(s.errors), static_cast<long long>(s.dropped), cpu_s,
-      JsonEscape(s.first_error).c_str());
+      mode.c_str(), JsonEscape(name).c_str(), concurrency, static_cast<long long>(mode == "empty" ? 0 : served.batch),
+      static_cast<long long>(s.items), static_cast<long long>(s.rows), s.seconds, s.items_per_s, s.rows_per_s,
+      s.mean_us, s.p50_us, s.p99_us, s.p999_us, s.max_us, static_cast<long long>(s.errors),
+      static_cast<long long>(s.dropped), cpu_s, JsonEscape(s.first_error).c_str());
   return s.errors == 0 && s.items > 0 ? 0 : 1;
 }

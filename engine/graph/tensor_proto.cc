@@ -2,7 +2,9 @@
 
 #include <cstring>
 #include <fstream>
+#include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "onyx/status_macros.h"
 
@@ -13,42 +15,70 @@ std::string TensorLabel(const onnx::TensorProto& proto) {
   return proto.name().empty() ? std::string("<unnamed tensor>") : "'" + proto.name() + "'";
 }
 
-absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& proto,
-                                             const std::string& base_dir) {
+// An external-data "offset" or "length" value: a non-negative decimal integer
+// that fits int64_t. Anything else is the model's error, not a crash.
+absl::StatusOr<int64_t> ParseExternalDataNumber(const onnx::TensorProto& proto, const std::string& key,
+                                                const std::string& value) {
+  int64_t number = 0;
+  if (!absl::SimpleAtoi(value, &number) || number < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data key '", key,
+                                                   "' expects a non-negative 64-bit integer, received '", value, "'"));
+  }
+  return number;
+}
+
+absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& proto, const std::string& base_dir) {
   std::string location;
   int64_t offset = 0;
-  int64_t length = -1;
+  std::optional<int64_t> length;
   for (const auto& entry : proto.external_data()) {
-    if (entry.key() == "location") location = entry.value();
-    if (entry.key() == "offset") offset = std::stoll(entry.value());
-    if (entry.key() == "length") length = std::stoll(entry.value());
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset") {
+      ASSIGN_OR_RETURN(offset, ParseExternalDataNumber(proto, "offset", entry.value()));
+    } else if (entry.key() == "length") {
+      ASSIGN_OR_RETURN(length, ParseExternalDataNumber(proto, "length", entry.value()));
+    }
   }
   if (location.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tensor ", TensorLabel(proto), ": external data has no 'location'"));
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data has no 'location'"));
   }
   if (location.find("..") != std::string::npos || (!location.empty() && location[0] == '/')) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor ", TensorLabel(proto), ": external data location '", location,
-        "' must be a relative path inside the model directory"));
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data location '",
+                                                   location, "' must be a relative path inside the model directory"));
   }
   std::string path = base_dir.empty() ? location : base_dir + "/" + location;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat("tensor ", TensorLabel(proto),
-                                            ": cannot open external data file '", path, "'"));
+    return absl::NotFoundError(
+        absl::StrCat("tensor ", TensorLabel(proto), ": cannot open external data file '", path, "'"));
   }
   in.seekg(0, std::ios::end);
-  int64_t file_size = in.tellg();
-  if (length < 0) length = file_size - offset;
-  if (offset < 0 || offset + length > file_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor ", TensorLabel(proto), ": external data range [", offset, ", ", offset + length,
-        ") exceeds file '", path, "' of ", file_size, " bytes"));
+  const int64_t file_size = in.tellg();
+  if (file_size < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor ", TensorLabel(proto), ": cannot read the size of external data file '", path, "'"));
   }
-  std::string bytes(length, '\0');
+  // Both values are non-negative: neither the comparisons nor the unsigned sum
+  // below can overflow.
+  if (offset > file_size) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data 'offset' ", offset,
+                                                   " is past the end of file '", path, "' of ", file_size, " bytes"));
+  }
+  if (length.has_value() && *length > file_size - offset) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data 'length' ", *length,
+                                                   " at 'offset' ", offset, " ends at byte ",
+                                                   static_cast<uint64_t>(offset) + static_cast<uint64_t>(*length),
+                                                   ", past the end of file '", path, "' of ", file_size, " bytes"));
+  }
+  const int64_t size = length.value_or(file_size - offset);
+  std::string bytes(size, '\0');
   in.seekg(offset);
-  in.read(bytes.data(), length);
+  in.read(bytes.data(), size);
+  if (in.gcount() != size) {
+    return absl::DataLossError(absl::StrCat("tensor ", TensorLabel(proto), ": read ", in.gcount(), " of ", size,
+                                            " bytes at offset ", offset, " of external data file '", path, "'"));
+  }
   return bytes;
 }
 
@@ -77,15 +107,14 @@ int64_t TypedFieldSize(const onnx::TensorProto& p, DataType type) {
 
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& base_dir) {
   if (!IsValidDataType(proto.data_type())) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto),
-                                                   ": unsupported data_type ", proto.data_type()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor ", TensorLabel(proto), ": unsupported data_type ", proto.data_type()));
   }
   const DataType type = static_cast<DataType>(proto.data_type());
   Dims dims;
   for (int64_t d : proto.dims()) {
     if (d < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tensor ", TensorLabel(proto), ": negative dimension ", d));
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": negative dimension ", d));
     }
     dims.push_back(d);
   }
@@ -103,36 +132,31 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std
 
   if (type == DataType::kString) {
     if (proto.string_data_size() != n) {
-      return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": expected ",
-                                                     n, " strings, found ", proto.string_data_size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor ", TensorLabel(proto), ": expected ", n, " strings, found ", proto.string_data_size()));
     }
     for (int64_t i = 0; i < n; ++i) t.mutable_data<std::string>()[i] = proto.string_data(i);
     return t;
   }
   if (raw != nullptr) {
     if (raw->size() != t.byte_size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor ", TensorLabel(proto), " of type ", DataTypeName(type), " and shape ",
-          DimsToString(dims), ": expected ", t.byte_size(), " bytes of data, found ", raw->size()));
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), " of type ", DataTypeName(type),
+                                                     " and shape ", DimsToString(dims), ": expected ", t.byte_size(),
+                                                     " bytes of data, found ", raw->size()));
     }
     if (!raw->empty()) std::memcpy(t.mutable_raw(), raw->data(), raw->size());
     return t;
   }
   int64_t have = TypedFieldSize(proto, type);
   if (have != n) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), " of shape ",
-                                                   DimsToString(dims), ": expected ", n,
-                                                   " values, found ", have));
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), " of shape ", DimsToString(dims),
+                                                   ": expected ", n, " values, found ", have));
   }
   switch (type) {
     case DataType::kFloat: CopyField<float>(proto.float_data(), t); break;
-    case DataType::kComplex64:
-      std::memcpy(t.mutable_raw(), proto.float_data().data(), t.byte_size());
-      break;
+    case DataType::kComplex64: std::memcpy(t.mutable_raw(), proto.float_data().data(), t.byte_size()); break;
     case DataType::kDouble: CopyField<double>(proto.double_data(), t); break;
-    case DataType::kComplex128:
-      std::memcpy(t.mutable_raw(), proto.double_data().data(), t.byte_size());
-      break;
+    case DataType::kComplex128: std::memcpy(t.mutable_raw(), proto.double_data().data(), t.byte_size()); break;
     case DataType::kInt64: CopyField<int64_t>(proto.int64_data(), t); break;
     case DataType::kUint32: CopyField<uint32_t>(proto.uint64_data(), t); break;
     case DataType::kUint64: CopyField<uint64_t>(proto.uint64_data(), t); break;
@@ -145,8 +169,8 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std
     case DataType::kUint8: CopyField<uint8_t>(proto.int32_data(), t); break;
     case DataType::kBool: CopyField<bool>(proto.int32_data(), t); break;
     default:
-      return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto),
-                                                     ": cannot decode type ", DataTypeName(type)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor ", TensorLabel(proto), ": cannot decode type ", DataTypeName(type)));
   }
   return t;
 }
@@ -187,10 +211,9 @@ onnx::TensorProto TensorToProto(const Tensor& tensor, const std::string& name) {
 }
 
 absl::StatusOr<Value> ValueFromSequenceProto(const onnx::SequenceProto& proto) {
-  if (proto.elem_type() != onnx::SequenceProto::TENSOR &&
-      proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
-    return absl::UnimplementedError(absl::StrCat("sequence '", proto.name(),
-                                                 "': only sequences of tensors are supported"));
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR && proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
+    return absl::UnimplementedError(
+        absl::StrCat("sequence '", proto.name(), "': only sequences of tensors are supported"));
   }
   std::vector<Tensor> elements;
   DataType type = DataType::kUndefined;
@@ -220,8 +243,7 @@ absl::StatusOr<Value> ValueFromOptionalProto(const onnx::OptionalProto& proto) {
     case onnx::OptionalProto::UNDEFINED: return Value();
     default:
       return absl::UnimplementedError(
-          absl::StrCat("optional '", proto.name(), "': element type ", proto.elem_type(),
-                       " is not supported"));
+          absl::StrCat("optional '", proto.name(), "': element type ", proto.elem_type(), " is not supported"));
   }
 }
 

@@ -2,6 +2,7 @@
 // and bfloat16 go through float; strings are parsed and formatted like numpy.
 #include "providers/cpu/tensor/cast.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -29,7 +30,10 @@ namespace {
 std::string NumpyStyle(const std::string& sci, double value) {
   size_t e = sci.find('e');
   std::string mant = sci.substr(0, e);
-  int exp = std::atoi(sci.c_str() + e + 1);
+  // The exponent to_chars/printf wrote: "e+05" or "e-05" (from_chars takes no '+').
+  size_t digits_at = e + 1 + (e + 1 < sci.size() && sci[e + 1] == '+');
+  int exp = 0;
+  std::from_chars(sci.data() + std::min(digits_at, sci.size()), sci.data() + sci.size(), exp);
   bool neg = !mant.empty() && mant[0] == '-';
   if (neg) mant.erase(0, 1);
   std::string digits;
@@ -72,8 +76,10 @@ std::string FormatHalfLike(float v, uint16_t bits, uint16_t (*to_bits)(float)) {
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   char buf[64];
   for (int precision = 0; precision < 9; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*e", precision, static_cast<double>(v));
-    if (to_bits(std::strtof(buf, nullptr)) == bits) break;
+    const int n = std::snprintf(buf, sizeof(buf), "%.*e", precision, static_cast<double>(v));
+    float parsed = 0;
+    std::from_chars(buf, buf + n, parsed);
+    if (to_bits(parsed) == bits) break;
   }
   return NumpyStyle(buf, static_cast<double>(v));
 }
@@ -157,8 +163,8 @@ absl::Status CastLoop(const S* s, D* d, int64_t n) {
   } else if constexpr (std::is_same_v<S, std::string>) {
     for (int64_t i = 0; i < n; ++i) {
       if (!FromString(s[i], &d[i])) {
-        return absl::InvalidArgumentError(absl::StrCat("cannot convert string '", s[i], "' to ",
-                                                       DataTypeName(DataTypeOf<D>())));
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot convert string '", s[i], "' to ", DataTypeName(DataTypeOf<D>())));
       }
     }
   } else if constexpr (std::is_same_v<S, D>) {
@@ -173,8 +179,8 @@ absl::Status CastLoop(const S* s, D* d, int64_t n) {
 
 template <typename Fn>
 absl::Status DispatchCastable(DataType type, Fn&& fn) {
-  return DispatchTypes<float, double, Half, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                       uint32_t, uint64_t, bool, std::string>(type, std::forward<Fn>(fn));
+  return DispatchTypes<float, double, Half, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                       uint64_t, bool, std::string>(type, std::forward<Fn>(fn));
 }
 
 class Cast final : public OpKernel {
@@ -215,8 +221,8 @@ class Cast final : public OpKernel {
 
 absl::Status CastElements(const Tensor& src, Tensor& dst) {
   if (src.num_elements() != dst.num_elements()) {
-    return absl::InvalidArgumentError(absl::StrCat("cast of ", src.num_elements(), " elements into ",
-                                                   dst.num_elements()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cast of ", src.num_elements(), " elements into ", dst.num_elements()));
   }
   return DispatchCastable(src.type(), [&](auto stag) {
     using S = decltype(stag);

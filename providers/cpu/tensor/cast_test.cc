@@ -24,13 +24,12 @@ std::vector<T> Values(const Tensor& t) {
 TEST(CastTest, FloatToStringMatchesNumpyStr) {
   // Expected strings are what numpy prints for str(np.float32(v)); float32
   // 0.0001 is just below 1e-4, so numpy switches to scientific notation.
-  Tensor src = Make<float>(DataType::kFloat, {0.47892547f, 1.0f, -0.0f, 1e-5f, 123456.0f, 1e16f, 0.0001f, NAN,
-                                              INFINITY, -INFINITY});
+  Tensor src = Make<float>(DataType::kFloat,
+                           {0.47892547f, 1.0f, -0.0f, 1e-5f, 123456.0f, 1e16f, 0.0001f, NAN, INFINITY, -INFINITY});
   Tensor dst = Tensor::Allocate(DataType::kString, src.dims());
   ASSERT_TRUE(CastElements(src, dst).ok());
-  EXPECT_EQ(Values<std::string>(dst),
-            std::vector<std::string>({"0.47892547", "1.0", "-0.0", "1e-05", "123456.0", "1e+16", "1e-04", "nan",
-                                      "inf", "-inf"}));
+  EXPECT_EQ(Values<std::string>(dst), std::vector<std::string>({"0.47892547", "1.0", "-0.0", "1e-05", "123456.0",
+                                                                "1e+16", "1e-04", "nan", "inf", "-inf"}));
 }
 
 TEST(CastTest, DoubleAndIntegersToString) {
@@ -92,6 +91,16 @@ TEST(CastTest, HalfRoundTripAndBool) {
   Tensor s = Tensor::Allocate(DataType::kString, src.dims());
   ASSERT_TRUE(CastElements(h, s).ok());
   EXPECT_EQ(Values<std::string>(s), std::vector<std::string>({"0.5", "-2.0", "0.0"}));
+}
+
+TEST(CastTest, HalfToStringIsNumpyShortestRoundTrip) {
+  // float16 bit patterns and numpy's str() of each (1/3, 65504, 1e-5 and 6e-8
+  // subnormal, 3.14159, -1234.5, the smallest normal 2^-14).
+  Tensor h = Make<uint16_t>(DataType::kFloat16, {0x3555, 0x7bff, 0x00a8, 0x0001, 0x4248, 0xe4d2, 0x0400});
+  Tensor s = Tensor::Allocate(DataType::kString, h.dims());
+  ASSERT_TRUE(CastElements(h, s).ok());
+  EXPECT_EQ(Values<std::string>(s),
+            std::vector<std::string>({"0.3333", "65500.0", "1e-05", "6e-08", "3.14", "-1234.0", "6.104e-05"}));
 }
 
 TEST(CastTest, ScalarOfConvertsToEveryType) {
