@@ -108,14 +108,12 @@ void ModelRepository::Publish(std::shared_ptr<const Table> table) {
 }
 
 void ModelRepository::Update(const std::string& name, Entry entry) {
-  absl::MutexLock write_lock(&write_mu_);
   auto table = std::make_shared<Table>(*Snapshot());
   (*table)[name] = std::move(entry);
   Publish(std::move(table));
 }
 
 void ModelRepository::Forget(const std::string& name) {
-  absl::MutexLock write_lock(&write_mu_);
   auto table = std::make_shared<Table>(*Snapshot());
   table->erase(name);
   Publish(std::move(table));
@@ -161,7 +159,6 @@ void ModelRepository::LoadAll() {
       Entry& entry = (*table)[name];
       entry.status = ModelStatus{name, "", ModelState::kLoading, ""};
     }
-    absl::MutexLock write_lock(&write_mu_);
     Publish(std::move(table));
   }
   spdlog::info("model repository {}: {} model(s) found", options_.root, names.size());
@@ -375,7 +372,6 @@ void ModelRepository::DiscoverOnly() {
     (*table)[name].status =
         ModelStatus{name, "", ModelState::kUnavailable, "not loaded (load_mode explicit)"};
   }
-  absl::MutexLock write_lock(&write_mu_);
   Publish(std::move(table));
 }
 
@@ -475,7 +471,6 @@ std::vector<std::shared_ptr<const Model>> ModelRepository::ReadyModels(
 
 void ModelRepository::UnloadAll() {
   absl::MutexLock lifecycle(&lifecycle_mu_);
-  absl::MutexLock write_lock(&write_mu_);
   auto unloading = std::make_shared<Table>(*Snapshot());
   for (auto& [name, entry] : *unloading) {
     for (auto& [version, v] : entry.versions) {

@@ -97,11 +97,11 @@ class ModelRepository {
 
   // Scans root and loads every model found, one by one, each selected version
   // ending READY or UNAVAILABLE. Blocks until all are done. Call once.
-  void LoadAll();
+  void LoadAll() ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   // Scans root and lists every model found as UNAVAILABLE ("not loaded") without
   // loading anything (load_mode explicit).
-  void DiscoverOnly();
+  void DiscoverOnly() ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   // A serving version of `name`. `version` "" means the highest READY version;
   // any other value names one version in its canonical spelling
@@ -130,7 +130,7 @@ class ModelRepository {
   std::vector<std::shared_ptr<const Model>> ReadyModels(absl::string_view name) const;
 
   // Marks every model UNLOADING, drains and stops them, then forgets them.
-  void UnloadAll();
+  void UnloadAll() ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   // Loads (or reloads) one model: reads its configuration (or overrides.config)
   // and serves the versions its version_policy selects from <root>/<name> (or
@@ -147,7 +147,8 @@ class ModelRepository {
   // UNAVAILABLE with their reason while the rest serve. A model known only
   // through overrides.files (no directory under root) that fails to load and
   // serves nothing is not listed at all afterwards.
-  absl::Status Load(absl::string_view name, const LoadOverrides& overrides = {});
+  absl::Status Load(absl::string_view name, const LoadOverrides& overrides = {})
+      ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   // Marks every version UNLOADING (no new requests), drains their accepted
   // requests, drops their sessions and leaves the model UNAVAILABLE
@@ -155,7 +156,7 @@ class ModelRepository {
   // loaded from RepositoryModelLoad files). Blocks until drained. Unloading a
   // model that is not loaded is OK. Errors: as Load's name checks, NOT_FOUND
   // for a name the repository does not list.
-  absl::Status Unload(absl::string_view name);
+  absl::Status Unload(absl::string_view name) ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   const std::string& root() const { return options_.root; }
 
@@ -216,21 +217,26 @@ class ModelRepository {
                                                            const ModelConfigFile& config,
                                                            const std::string& config_source) const;
 
-  std::shared_ptr<const Table> Snapshot() const;
+  std::shared_ptr<const Table> Snapshot() const ABSL_LOCKS_EXCLUDED(mu_);
   // The table's entry for `name`, or an empty one.
-  Entry CurrentEntry(const std::string& name) const;
+  Entry CurrentEntry(const std::string& name) const ABSL_LOCKS_EXCLUDED(mu_);
   // Copy-on-write update of one entry (or insertion).
-  void Update(const std::string& name, Entry entry);
+  void Update(const std::string& name, Entry entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // Removes `name` from the table (copy-on-write).
-  void Forget(const std::string& name);
-  void Publish(std::shared_ptr<const Table> table);
+  void Forget(const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  void Publish(std::shared_ptr<const Table> table)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // True when <root>/<name> is a directory.
   bool OnDisk(const std::string& name) const;
 
   const Options options_;
-  // Serialises Load, Unload, LoadAll and UnloadAll; held across a whole load.
-  absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(write_mu_);
-  absl::Mutex write_mu_;  // serialises copy-on-write updates
+  // Serialises Load, Unload, LoadAll, DiscoverOnly and UnloadAll, and held
+  // across a whole load. Every change to the table happens under it, so a
+  // writer's copy-on-write (Snapshot, change, Publish) needs no other lock.
+  absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  // Held only to copy or swap table_: lookups never wait for a load.
   mutable absl::Mutex mu_;
   std::shared_ptr<const Table> table_ ABSL_GUARDED_BY(mu_);
 };
