@@ -45,6 +45,12 @@ struct InferEnv {
 using InferFinish = absl::AnyInvocable<void(
     const std::string& model_label, const std::string& version_label, const absl::Status&)>;
 
+// gRPC cancels a call when its deadline passes, on its own clock, which can
+// run ahead of the scheduler's: a request found cancelled this close to its
+// deadline is answered DEADLINE_EXCEEDED, not CANCELLED
+// (InferenceRequest::deadline_cancel_slack).
+inline constexpr absl::Duration kDeadlineCancelSlack = absl::Milliseconds(50);
+
 // Per-call scheduling hints, copied into the InferenceRequest.
 struct InferCallOptions {
   absl::Time deadline = absl::InfiniteFuture();  // the client's deadline
