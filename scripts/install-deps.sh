@@ -12,6 +12,7 @@ packages=(
   python3-torch python3-torchvision
   prometheus  # prometheus + promtool: the metrics e2e tests scrape and lint /metrics
   clang-format-14  # tests/lint/format_check.sh: .clang-format is written for version 14
+  clang libomp-dev  # scripts/check_thread_safety.sh: clang -Wthread-safety (with OpenMP headers)
   locales
 )
 

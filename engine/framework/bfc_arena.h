@@ -30,6 +30,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "framework/allocator.h"
+#include "onyx/memory.h"
 
 namespace onyx {
 
@@ -58,7 +59,8 @@ class BFCArena final : public IAllocator, public std::enable_shared_from_this<BF
   };
 
   static constexpr int kNumBins = 21;       // 256 B << i, the last bin open-ended
-  static constexpr size_t kMinChunk = 256;  // allocation granularity and alignment
+  // Allocation granularity and alignment (onyx/memory.h).
+  static constexpr size_t kMinChunk = static_cast<size_t>(kArenaMinChunkBytes);
 
   BFCArena(IAllocator* device, Options options);
   ~BFCArena() override;

@@ -1,8 +1,9 @@
 // GraphTransformer: one rewriting pass over the IR. Each pass lives in its own
-// file; Apply() runs it on the graph and its subgraphs and reports whether
+// file and implements the private ApplyImpl() for one graph; the public Apply()
+// runs it on every subgraph first, then on the graph, and reports whether
 // anything changed.
 //
-//   RemoveIdentity pass;
+//   EliminateIdentity pass;
 //   ASSIGN_OR_RETURN(bool changed, pass.Apply(graph));
 #pragma once
 
@@ -35,7 +36,10 @@ class GraphTransformer {
   virtual absl::StatusOr<bool> ApplyImpl(Graph& graph) const = 0;
 };
 
-// Replaces every use of `from` by `to` in the graph's nodes, subgraphs and outputs.
+// Replaces every node input `from` by `to` in the graph and, recursively, in
+// subgraphs that do not declare `from` as an input of their own; a subgraph's
+// outputs are renamed too, the main graph's outputs never (they are the
+// model's interface).
 void ReplaceValueUses(Graph& graph, const std::string& from, const std::string& to);
 
 // Removes `node`, forwarding its only data input to the users of its only output.

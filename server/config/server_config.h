@@ -61,6 +61,10 @@ struct ShutdownConfig {
   int64_t drain_timeout_seconds = 30;
 };
 
+// max_elements_per_input when neither the file nor a flag sets it; also the
+// limit request parsing applies by default (ParseLimits).
+inline constexpr int64_t kDefaultMaxElementsPerInput = int64_t{1} << 28;
+
 struct ServerConfig {
   std::string grpc_address = "127.0.0.1:8001";
   // Prometheus /metrics listener; empty disables it.
@@ -76,7 +80,7 @@ struct ServerConfig {
   // (4 MiB by default in gRPC) for responses.
   int64_t max_message_bytes = int64_t{64} << 20;
   // Largest element count of one request input, checked before any allocation.
-  int64_t max_elements_per_input = int64_t{1} << 28;
+  int64_t max_elements_per_input = kDefaultMaxElementsPerInput;
   TlsConfig tls;
   ShutdownConfig shutdown;
 };

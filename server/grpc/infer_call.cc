@@ -89,6 +89,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     if (log_line != nullptr) log_line->batch_size = (*parsed)->batch_size;
     (*parsed)->deadline = call_options.deadline;
     (*parsed)->is_cancelled = call_options.is_cancelled;
+    (*parsed)->deadline_cancel_slack = kDeadlineCancelSlack;
 
     RequestTimings timings;
     timings.batch_size = (*parsed)->batch_size;

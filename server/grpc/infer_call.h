@@ -1,19 +1,28 @@
 // StartInference: one ModelInferRequest from receipt to a filled response —
 // shared by ModelInfer and ModelStreamInfer.
 //
-//   InferEnv env{repository, &shared_memory, {.max_elements_per_input = 1 << 28}, &sampler};
+//   InferEnv env{repository, &shared_memory,
+//                {.max_elements_per_input = config.max_elements_per_input,
+//                 .max_message_bytes = config.max_message_bytes},
+//                &sampler};
 //   StartInference(env, request, response,
-//                  [reactor](const std::string& model_label, const absl::Status& status) {
+//                  [reactor](const std::string& model_label, const std::string& version_label,
+//                            const absl::Status& status) {
 //                    reactor->Finish(ToGrpcStatus(status));
-//                  });
+//                  },
+//                  InferCallOptions{deadline, [context] { return context->IsCancelled(); }});
 //
-// Looks the model up, inlines shared-memory inputs, validates and enqueues on
-// the model's scheduler, then (on the scheduler's worker) fills `response`,
-// writes shared-memory outputs and counts the request in the model's
-// statistics. When an enqueue meets a version that a reload just stopped, the
-// model is looked up again, so a reload loses no request. An empty model name
-// is INVALID_ARGUMENT. When `env.request_log` samples the call, one line
-// (model, version, id, status, total µs, batch size) is logged as it finishes.
+// Looks the model up, inlines shared-memory inputs, resolves shared-memory
+// outputs, validates (ParseInferRequest, within env.limits) and enqueues on
+// the model's scheduler with the call's deadline, cancellation check and
+// kDeadlineCancelSlack; then, on the scheduler's worker, fills `response`,
+// writes shared-memory outputs, refuses a reply over
+// env.limits.max_message_bytes (CheckReplySize) and counts the request, failed
+// or not, in the model's statistics. When an enqueue meets a version that a
+// reload just stopped (UNAVAILABLE), the model is looked up again, so a reload
+// loses no request. An empty model name is INVALID_ARGUMENT. When
+// `env.request_log` samples the call, one line (model, version, id, status,
+// total µs, batch size) is logged as it finishes.
 // Thread-safe; never blocks on inference.
 #pragma once
 
@@ -44,6 +53,12 @@ struct InferEnv {
 // request (answered or refused it), else "" (metrics label values).
 using InferFinish = absl::AnyInvocable<void(
     const std::string& model_label, const std::string& version_label, const absl::Status&)>;
+
+// gRPC cancels a call when its deadline passes, on its own clock, which can
+// run ahead of the scheduler's: a request found cancelled this close to its
+// deadline is answered DEADLINE_EXCEEDED, not CANCELLED
+// (InferenceRequest::deadline_cancel_slack).
+inline constexpr absl::Duration kDeadlineCancelSlack = absl::Milliseconds(50);
 
 // Per-call scheduling hints, copied into the InferenceRequest.
 struct InferCallOptions {

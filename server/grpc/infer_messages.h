@@ -30,13 +30,14 @@
 
 #include "absl/status/statusor.h"
 #include "grpc_service.pb.h"
+#include "server/config/server_config.h"
 #include "server/models/model.h"
 #include "server/scheduling/inference_request.h"
 
 namespace onyx::server {
 
 struct ParseLimits {
-  int64_t max_elements_per_input = int64_t{1} << 28;  // ServerConfig's default
+  int64_t max_elements_per_input = kDefaultMaxElementsPerInput;
   // The gRPC message limit: a reply larger than this is RESOURCE_EXHAUSTED
   // naming the model and its largest output (CheckReplySize). 0: no check.
   int64_t max_message_bytes = 0;

@@ -7,15 +7,17 @@
 //   repository->LoadAll();                              // blocks; slow
 //   ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, repository->GetReady("mlp", ""));
 //
-// Layout: every directory under root (not starting with '.') is a model; its
-// subdirectories named by a version number (ParseModelVersion) are versions;
-// other all-digit names ("01", "0", past int64) are skipped with a WARN log.
+// Layout (repository_layout.h): every directory under root (not starting with
+// '.') is a model; its subdirectories named by a version number
+// (ParseModelVersion) are versions; other all-digit names ("01", "0", past
+// int64) are skipped with a WARN log.
 // A model directory, version directory or model.onnx that resolves (symlinks
 // followed) outside root is refused: UNAVAILABLE with the reason. The model's
 // version_policy (config.yaml: latest N, specific [..] or all; default latest
-// 1) selects the versions served at once, each its own Model (sessions and batcher). A version that fails to
-// load is UNAVAILABLE with the reason while the others serve; a model whose
-// config.yaml is unreadable, or that has no version, is one UNAVAILABLE entry.
+// 1) selects the versions served at once, each its own Model (sessions and
+// batcher). A version that fails to load is UNAVAILABLE with the reason
+// while the others serve; a model whose config.yaml is unreadable, or that has
+// no version, is one UNAVAILABLE entry.
 // Lookups copy a shared_ptr to an immutable snapshot under a short lock and
 // never wait for a load; a Model stays alive while a request holds it.
 // Thread-safe.
@@ -36,6 +38,7 @@
 #include "onyx/session.h"
 #include "server/config/model_config.h"
 #include "server/models/model.h"
+#include "server/models/repository_layout.h"
 
 namespace onyx::server {
 
@@ -49,12 +52,6 @@ enum class ModelState {
 
 // "LOADING" | "READY" | "UNAVAILABLE" | "UNLOADING".
 absl::string_view ModelStateName(ModelState state);
-
-// A version as written in a directory name, a "file:<version>/model.onnx" key
-// or a request: a positive decimal integer without leading zeros (or sign)
-// that fits int64 ("7"; not "07", "0", "+7" or 2^63). INVALID_ARGUMENT saying
-// why otherwise.
-absl::StatusOr<int64_t> ParseModelVersion(absl::string_view text);
 
 struct ModelStatus {
   std::string name;
@@ -100,11 +97,11 @@ class ModelRepository {
 
   // Scans root and loads every model found, one by one, each selected version
   // ending READY or UNAVAILABLE. Blocks until all are done. Call once.
-  void LoadAll();
+  void LoadAll() ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   // Scans root and lists every model found as UNAVAILABLE ("not loaded") without
   // loading anything (load_mode explicit).
-  void DiscoverOnly();
+  void DiscoverOnly() ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   // A serving version of `name`. `version` "" means the highest READY version;
   // any other value names one version in its canonical spelling
@@ -133,7 +130,7 @@ class ModelRepository {
   std::vector<std::shared_ptr<const Model>> ReadyModels(absl::string_view name) const;
 
   // Marks every model UNLOADING, drains and stops them, then forgets them.
-  void UnloadAll();
+  void UnloadAll() ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   // Loads (or reloads) one model: reads its configuration (or overrides.config)
   // and serves the versions its version_policy selects from <root>/<name> (or
@@ -150,15 +147,16 @@ class ModelRepository {
   // UNAVAILABLE with their reason while the rest serve. A model known only
   // through overrides.files (no directory under root) that fails to load and
   // serves nothing is not listed at all afterwards.
-  absl::Status Load(absl::string_view name, const LoadOverrides& overrides = {});
+  absl::Status Load(absl::string_view name, const LoadOverrides& overrides = {})
+      ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   // Marks every version UNLOADING (no new requests), drains their accepted
   // requests, drops their sessions and leaves the model UNAVAILABLE
   // ("unloaded"), or forgets it when it has no directory under root (it was
-  // loaded from RepositoryModelLoad files). Blocks until drained. Unloading a model that is not loaded is
-  // OK. Errors: as Load's name checks, NOT_FOUND for a name the repository
-  // does not list.
-  absl::Status Unload(absl::string_view name);
+  // loaded from RepositoryModelLoad files). Blocks until drained. Unloading a
+  // model that is not loaded is OK. Errors: as Load's name checks, NOT_FOUND
+  // for a name the repository does not list.
+  absl::Status Unload(absl::string_view name) ABSL_LOCKS_EXCLUDED(lifecycle_mu_);
 
   const std::string& root() const { return options_.root; }
 
@@ -174,34 +172,71 @@ class ModelRepository {
     std::shared_ptr<const std::string> files_dir;
   };
   using Table = std::map<std::string, Entry, std::less<>>;
+  // A load's configuration and resolved versions (defined in the .cc).
+  struct LoadPlan;
 
   explicit ModelRepository(Options options);
   // Names of the model directories under root.
   std::vector<std::string> ScanNames() const;
-  // INVALID_ARGUMENT unless `name` is a plain directory name inside root.
-  absl::Status CheckName(absl::string_view name) const;
-  // Loads `name` as Load() describes; lifecycle_mu_ held.
+
+  // Load() once the name is checked, in three steps: PlanLoad (configuration
+  // and ResolveVersions), LoadVersions, then DrainUnselected.
   absl::Status LoadLocked(const std::string& name, const LoadOverrides& overrides)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
-  // Builds one version; OK with the model or the load error.
+  // The resolution step of a load: <root>/<name> must resolve inside root,
+  // the configuration (or overrides.config) must parse, overrides.files are
+  // written to a private directory, then ResolveVersions picks the versions
+  // (its ignored directories are logged). The error is why nothing loads.
+  absl::StatusOr<LoadPlan> PlanLoad(const std::string& name,
+                                    const LoadOverrides& overrides) const;
+  // A load that ends before any version loads, with `status`: a model that
+  // serves keeps serving (`current` is its entry), one known only through the
+  // load's files is forgotten, any other becomes one UNAVAILABLE entry with
+  // the reason. Returns `status`.
+  absl::Status Refuse(const std::string& name, const Entry& current, absl::Status status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
+  // Loads each version of `plan` into `working` (whose selected versions are
+  // LOADING or READY), publishing the entry after each one: READY with its new
+  // Model, whose predecessor goes to `replaced` (still running); or, when it
+  // fails, UNAVAILABLE with the reason unless a predecessor keeps serving.
+  // OK, or the first failure's code with every failure's message.
+  absl::Status LoadVersions(const std::string& name, const LoadPlan& plan, Entry& working,
+                            std::vector<std::shared_ptr<const Model>>* replaced)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
+  // Swap and drain: versions of `working` not in `selected` (ascending) that
+  // serve are published UNLOADING; then they and `replaced` are stopped
+  // (every accepted request completes), and `working` without them is
+  // published, or forgotten when it serves nothing and has no directory.
+  void DrainUnselected(const std::string& name, const std::vector<int64_t>& selected,
+                       Entry working, std::vector<std::shared_ptr<const Model>> replaced)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
+  // Builds one version (LoadModelVersion); OK with the model or the load error.
   absl::StatusOr<std::shared_ptr<const Model>> LoadVersion(const std::string& name,
                                                            int64_t version,
                                                            const std::string& model_path,
                                                            const ModelConfigFile& config,
                                                            const std::string& config_source) const;
-  std::shared_ptr<const Table> Snapshot() const;
+
+  std::shared_ptr<const Table> Snapshot() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The table's entry for `name`, or an empty one.
+  Entry CurrentEntry(const std::string& name) const ABSL_LOCKS_EXCLUDED(mu_);
   // Copy-on-write update of one entry (or insertion).
-  void Update(const std::string& name, Entry entry);
-  void Publish(std::shared_ptr<const Table> table);
+  void Update(const std::string& name, Entry entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // Removes `name` from the table (copy-on-write).
-  void Forget(const std::string& name);
+  void Forget(const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  void Publish(std::shared_ptr<const Table> table)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // True when <root>/<name> is a directory.
   bool OnDisk(const std::string& name) const;
 
   const Options options_;
-  // Serialises Load, Unload, LoadAll and UnloadAll; held across a whole load.
-  absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(write_mu_);
-  absl::Mutex write_mu_;  // serialises copy-on-write updates
+  // Serialises Load, Unload, LoadAll, DiscoverOnly and UnloadAll, and held
+  // across a whole load. Every change to the table happens under it, so a
+  // writer's copy-on-write (Snapshot, change, Publish) needs no other lock.
+  absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  // Held only to copy or swap table_: lookups never wait for a load.
   mutable absl::Mutex mu_;
   std::shared_ptr<const Table> table_ ABSL_GUARDED_BY(mu_);
 };

@@ -300,34 +300,6 @@ class LogCapture {
   std::shared_ptr<spdlog::logger> previous_;
 };
 
-TEST(ParseModelVersionTest, OnlyCanonicalPositiveInt64) {
-  EXPECT_EQ(*ParseModelVersion("1"), 1);
-  EXPECT_EQ(*ParseModelVersion("10"), 10);
-  EXPECT_EQ(*ParseModelVersion("9223372036854775807"), 9223372036854775807);
-  struct Case {
-    const char* text;
-    const char* message;
-  };
-  for (const Case& c : {
-           Case{"01", "'01' has a leading zero (expected '1')"},
-           Case{"0010", "'0010' has a leading zero (expected '10')"},
-           Case{"0", "'0' is 0, not a version (versions start at 1)"},
-           Case{"000", "'000' is 0, not a version (versions start at 1)"},
-           Case{"9223372036854775808",
-                "'9223372036854775808' is larger than the largest version, 9223372036854775807"},
-           Case{"99999999999999999999", "'99999999999999999999' is larger than the largest"},
-           Case{"+1", "'+1' is not a decimal number (expected digits only)"},
-           Case{"-1", "'-1' is not a decimal number"},
-           Case{" 1", "' 1' is not a decimal number"},
-           Case{"", "'' is not a decimal number"},
-           Case{"1e3", "'1e3' is not a decimal number"},
-       }) {
-    absl::StatusOr<int64_t> version = ParseModelVersion(c.text);
-    EXPECT_EQ(version.status().code(), absl::StatusCode::kInvalidArgument) << c.text;
-    EXPECT_THAT(version.status().message(), HasSubstr(c.message)) << c.text;
-  }
-}
-
 TEST_F(VersionedRepositoryTest, NonCanonicalVersionDirectoriesAreIgnoredWithAWarning) {
   WriteFile(root_ / "scale" / "07" / "model.onnx", ScaleModel(7));
   WriteFile(root_ / "scale" / "0" / "model.onnx", ScaleModel(7));

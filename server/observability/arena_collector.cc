@@ -7,13 +7,6 @@
 #include "server/observability/collector_util.h"
 
 namespace onyx::server {
-namespace {
-
-// The arena's smallest chunk; bin b holds free chunks of at least kMinChunk << b
-// bytes (engine/framework/bfc_arena.h).
-constexpr int64_t kMinChunk = 256;
-
-}  // namespace
 
 std::pair<std::string, std::string> SplitArenaGroup(const std::string& group) {
   const size_t slash = group.rfind('/');
@@ -55,7 +48,7 @@ std::vector<prometheus::MetricFamily> ArenaCollector::Collect() const {
     AddSample(families[4], labels, static_cast<double>(s.allocations));
     AddSample(families[5], labels, static_cast<double>(s.extends));
     for (size_t b = 0; b < s.bin_chunks_in_use.size() && b < s.bin_chunks_free.size(); ++b) {
-      const std::string min_bytes = std::to_string(kMinChunk << b);
+      const std::string min_bytes = std::to_string(onyx::kArenaMinChunkBytes << b);
       AddSample(families[6], bin(min_bytes, "in_use"),
                 static_cast<double>(s.bin_chunks_in_use[b]));
       AddSample(families[6], bin(min_bytes, "free"),

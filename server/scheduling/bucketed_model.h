@@ -1,7 +1,8 @@
 // BucketedModel: what a scheduler runs — one model compiled once per batch size
 // ("bucket") and, optionally, per size of each padded dimension (a symbolic
 // dim such as a sequence length). The models/ layer implements it over
-// onyx::InferenceSession; tests implement it with plain functions.
+// onyx::InferenceSession (BucketSessions); tests implement it with plain
+// functions.
 //
 // Sessions are laid out batch-major: with buckets [1, 4] and one padded dim of
 // sizes [16, 32], session 0 is 1x16, 1 is 1x32, 2 is 4x16, 3 is 4x32
@@ -44,11 +45,14 @@ class BucketedModel {
   // Optional: the padded dimensions; empty (the default) when none.
   virtual absl::Span<const PaddedDim> padded_dims() const { return {}; }
 
-  // Runs session `bucket_index` (see SessionIndex). For a batched model every
-  // feed's first dimension equals the session's bucket, and every padded axis
-  // its padded size. Returns the outputs named by
-  // `output_names`, in that order. Errors: INVALID_ARGUMENT for bad feeds,
-  // INTERNAL for engine failures.
+  // Runs session `bucket_index`: a session index as SessionIndex computes it
+  // (the batch bucket's position only when there are no padded dims). For a
+  // batched model every feed's first dimension equals the session's bucket,
+  // and every padded axis its padded size. Returns the outputs named by
+  // `output_names`, in that order. Errors: INTERNAL for an index with no
+  // session; otherwise the engine run's status unchanged (INVALID_ARGUMENT
+  // for feeds that do not fit, RESOURCE_EXHAUSTED when an arena reaches its
+  // cap, ...); the scheduler adds the model's name.
   virtual absl::StatusOr<std::vector<onyx::Value>> Run(
       size_t bucket_index, const onyx::Feeds& feeds,
       const std::vector<std::string>& output_names) const = 0;

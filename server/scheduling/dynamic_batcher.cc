@@ -103,9 +103,10 @@ void DynamicBatcher::RemoveDead(absl::Time now, Work* work) {
   for (auto it = queue_.begin(); it != queue_.end();) {
     absl::Status status;
     const bool cancelled = it->request->is_cancelled && it->request->is_cancelled();
-    // gRPC cancels a call itself when its deadline passes, on its own clock: a
-    // cancellation that close to the deadline is the deadline.
-    if (now >= it->deadline || (cancelled && now >= it->deadline - kDeadlineCancelSlack)) {
+    // A caller's transport may cancel at the deadline on a clock ahead of
+    // ours: a cancellation that close to the deadline is the deadline.
+    if (now >= it->deadline ||
+        (cancelled && now >= it->deadline - it->request->deadline_cancel_slack)) {
       status = absl::DeadlineExceededError(absl::StrCat(
           label_, ": deadline passed while the request was queued"));
     } else if (cancelled) {

@@ -41,7 +41,8 @@
 // Deadlines and cancellation: a queued request whose deadline
 // (InferenceRequest::deadline, or `timeout` after Enqueue) has passed is
 // completed with DEADLINE_EXCEEDED, and one whose is_cancelled() returns true
-// with CANCELLED; neither ever runs. This happens promptly even while every
+// with CANCELLED (DEADLINE_EXCEEDED when within the request's
+// deadline_cancel_slack of that deadline); neither ever runs. This happens promptly even while every
 // worker is busy: one reaper thread per batcher sleeps until the earliest
 // queued deadline and, while any queued request has an is_cancelled, polls it
 // every kCancelPollInterval (cancellation has no event to wait on). A worker
@@ -92,10 +93,6 @@ class DynamicBatcher final : public Scheduler {
   // How often, on the injected Clock, the reaper asks queued requests whether
   // they were cancelled (only while some queued request has an is_cancelled).
   static constexpr absl::Duration kCancelPollInterval = absl::Milliseconds(5);
-  // A queued request cancelled within this of its deadline counts as
-  // DEADLINE_EXCEEDED: gRPC cancels calls at their deadline on its own clock,
-  // which can run ahead of ours.
-  static constexpr absl::Duration kDeadlineCancelSlack = absl::Milliseconds(50);
 
   struct Options {
     // Used in error messages: "model '<model_name>' version <model_version>"

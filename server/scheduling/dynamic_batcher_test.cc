@@ -594,6 +594,43 @@ TEST(DynamicBatcherTest, DeadRequestsAreAnsweredWhileTheOnlyWorkerIsBusy) {
   EXPECT_THAT(AllEngineInputs(*row_model.model()), ElementsAre(kBlock, 30));
 }
 
+TEST(DynamicBatcherTest, ACancellationWithinTheRequestsSlackOfItsDeadlineIsTheDeadline) {
+  RowModel row_model({1, 2, 4});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);  // one worker
+  HoldOneWorker(*batcher, row_model, outcomes, 1);
+  const absl::Time start = clock->Now();
+  auto cancelled_flag = std::make_shared<std::atomic<bool>>(false);
+  // Both due 20 ms from now; only the first says a cancellation up to 50 ms
+  // before its deadline is the deadline.
+  auto with_slack = Rows(1, 1, 10);
+  with_slack->deadline = start + absl::Milliseconds(20);
+  with_slack->deadline_cancel_slack = absl::Milliseconds(50);
+  with_slack->is_cancelled = [cancelled_flag] { return cancelled_flag->load(); };
+  auto without_slack = Rows(1, 1, 20);
+  without_slack->deadline = start + absl::Milliseconds(20);
+  without_slack->is_cancelled = [cancelled_flag] { return cancelled_flag->load(); };
+  ASSERT_TRUE(batcher->Enqueue(std::move(with_slack), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(batcher->Enqueue(std::move(without_slack), outcomes.Callback(1)).ok());
+
+  // Cancelled 15 ms before the deadline; the reaper's first poll sees it.
+  ASSERT_TRUE(clock->AwaitWaiter(start + DynamicBatcher::kCancelPollInterval));
+  cancelled_flag->store(true);
+  clock->Advance(DynamicBatcher::kCancelPollInterval);
+  ASSERT_TRUE(outcomes.AwaitCount(2));
+  EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(outcomes.Get(0).status().message(),
+              HasSubstr("deadline passed while the request was queued"));
+  EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(row_model.model()->calls().size(), 1u);  // the blocker only
+
+  row_model.Open();
+  batcher->Stop();
+  EXPECT_EQ(outcomes.size(), 3u);
+}
+
 TEST(DynamicBatcherTest, StopAnswersDeadAndLiveQueuedRequestsExactlyOnce) {
   RowModel row_model({1, 2, 4});
   auto clock = std::make_shared<FakeClock>();

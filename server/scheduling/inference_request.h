@@ -35,6 +35,11 @@ struct InferenceRequest {
   // request with CANCELLED instead of running it. Null: never cancelled.
   // Called from scheduler threads while the request is queued.
   std::function<bool()> is_cancelled;
+  // A request found cancelled within this of its deadline (the earlier one
+  // above) is completed with DEADLINE_EXCEEDED instead of CANCELLED: for
+  // callers whose transport cancels a call at its deadline on a clock that may
+  // run ahead of the scheduler's. Zero: only the deadline itself counts.
+  absl::Duration deadline_cancel_slack = absl::ZeroDuration();
 };
 
 struct InferenceResult {

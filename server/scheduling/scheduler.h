@@ -1,6 +1,11 @@
-// Scheduler: how the server hands work to a model. Three methods, after Triton's
-// src/scheduler.h: enqueue, count, stop. Implementations decide how requests are
-// grouped (one at a time, dynamic batches) and on which threads they run.
+// Scheduler: how the server hands work to a model, after Triton's
+// src/scheduler.h: enqueue, two counts (in flight, queued) and stop.
+// Implementations decide how requests are grouped (one at a time, dynamic
+// batches) and on which threads they run; DynamicBatcher is the one onyxd uses.
+//
+//   RETURN_IF_ERROR(scheduler.Enqueue(std::move(request),
+//                                     [](absl::StatusOr<InferenceResult> result) { ... }));
+//   scheduler.Stop();  // on unload: drains, then joins
 #pragma once
 
 #include <cstdint>
@@ -17,9 +22,13 @@ class Scheduler {
   virtual ~Scheduler() = default;
 
   // Queues `request`. On OK, `done` runs exactly once, later, on a scheduler
-  // thread, with the outputs or the error. On error `done` is dropped without
-  // being called: RESOURCE_EXHAUSTED when the queue is full, UNAVAILABLE after
-  // Stop(). Never blocks on inference.
+  // thread, with the outputs or the error: the engine's, or DEADLINE_EXCEEDED
+  // / CANCELLED for a request that died while queued (it never runs). On
+  // error `done` is dropped without being called: RESOURCE_EXHAUSTED when the
+  // queue is full, UNAVAILABLE after Stop() (the caller may look the model up
+  // again), INVALID_ARGUMENT for a request the model cannot take (longer than
+  // the largest size of a padded dim). Every status, given here or to `done`,
+  // names the model and version. Never blocks on inference.
   virtual absl::Status Enqueue(std::unique_ptr<InferenceRequest> request, DoneCallback done) = 0;
 
   // Requests accepted and not yet completed (queued plus running).

@@ -11,6 +11,11 @@
 
 namespace onyx {
 
+// Every arena's allocation granularity and alignment in bytes: its smallest
+// chunk. ArenaStats' bin b counts chunks of at least kArenaMinChunkBytes << b
+// bytes (the last bin is open-ended).
+inline constexpr int64_t kArenaMinChunkBytes = 256;
+
 struct ArenaStats {
   std::string device;
   std::string group;  // SessionOptions::arena_group; "" = the shared arena
