@@ -89,7 +89,7 @@ uint16_t FloatToHalf(float f) {
     return static_cast<uint16_t>(sign | 0x7c00 | (abs > 0x7f800000 ? 0x200 : 0));
   }
   if (abs >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // overflow -> inf
-  if (abs < 0x38800000) {  // subnormal or zero in half
+  if (abs < 0x38800000) {                                              // subnormal or zero in half
     if (abs < 0x33000000) return static_cast<uint16_t>(sign);
     uint32_t exponent = abs >> 23;
     uint32_t mantissa = (abs & 0x7fffff) | 0x800000;

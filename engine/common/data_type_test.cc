@@ -23,7 +23,7 @@ TEST(DataTypeTest, HalfConversionKnownValues) {
   EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
   EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
   EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);
-  EXPECT_EQ(FloatToHalf(1e6f), 0x7c00);             // overflow to +inf
+  EXPECT_EQ(FloatToHalf(1e6f), 0x7c00);                   // overflow to +inf
   EXPECT_EQ(FloatToHalf(5.960464477539063e-8f), 0x0001);  // smallest subnormal
   EXPECT_EQ(FloatToHalf(0.1f), 0x2e66);
   EXPECT_FLOAT_EQ(HalfToFloat(0x3555), 0.333251953125f);

@@ -13,9 +13,7 @@ int64_t NumElements(absl::Span<const int64_t> dims) {
   return n;
 }
 
-std::string DimsToString(absl::Span<const int64_t> dims) {
-  return "[" + absl::StrJoin(dims, ",") + "]";
-}
+std::string DimsToString(absl::Span<const int64_t> dims) { return "[" + absl::StrJoin(dims, ",") + "]"; }
 
 Tensor Tensor::Allocate(DataType type, absl::Span<const int64_t> dims) {
   Tensor t;
@@ -47,8 +45,7 @@ Tensor Tensor::Wrap(DataType type, absl::Span<const int64_t> dims, void* data) {
   return t;
 }
 
-Tensor Tensor::FromBuffer(DataType type, absl::Span<const int64_t> dims, void* data,
-                          std::shared_ptr<void> owner) {
+Tensor Tensor::FromBuffer(DataType type, absl::Span<const int64_t> dims, void* data, std::shared_ptr<void> owner) {
   Tensor t = Wrap(type, dims, data);
   t.owner_ = std::move(owner);
   return t;

@@ -26,9 +26,9 @@ namespace onyx {
 class Profiler;
 
 struct FrameMemory {
-  BFCArena* arena = nullptr;                 // nullptr: plain heap tensors
-  const LearnedPattern* pattern = nullptr;   // reserve one block laid out by it
-  bool learn = false;                        // record buffers for Learn()
+  BFCArena* arena = nullptr;                // nullptr: plain heap tensors
+  const LearnedPattern* pattern = nullptr;  // reserve one block laid out by it
+  bool learn = false;                       // record buffers for Learn()
 };
 
 class ExecutionFrame {
@@ -80,7 +80,7 @@ class ExecutionFrame {
   std::shared_ptr<void> block_;
   int current_node_ = 0;
   Profiler* profiler_ = nullptr;
-  std::map<int, Tensor> bound_;  // caller buffers for graph outputs
+  std::map<int, Tensor> bound_;       // caller buffers for graph outputs
   std::map<int, Recorded> recorded_;  // slot -> buffer it owns (learning)
   // Learning: buffers still alive by address -> (bytes, owning slot), and every
   // (view slot, viewed buffer slot) pair seen.

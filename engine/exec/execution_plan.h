@@ -60,12 +60,12 @@ struct NodeRuntime {
 
 struct ExecutionPlan {
   std::vector<std::string> slot_names;
-  std::map<std::string, int> slot_of;      // value name -> slot
-  std::vector<NodeRuntime> nodes;          // in execution order
+  std::map<std::string, int> slot_of;  // value name -> slot
+  std::vector<NodeRuntime> nodes;      // in execution order
   std::vector<std::pair<int, Tensor>> constants;
-  std::vector<int> feed_slots;             // graph inputs, in declared order
+  std::vector<int> feed_slots;  // graph inputs, in declared order
   std::vector<std::string> feed_names;
-  std::vector<int> output_slots;           // graph outputs, in declared order
+  std::vector<int> output_slots;  // graph outputs, in declared order
   std::vector<std::string> output_names;
   // Values of enclosing graphs this (sub)graph reads: (own slot, parent slot).
   std::vector<std::pair<int, int>> outer_scope;
@@ -74,9 +74,9 @@ struct ExecutionPlan {
   // positions lane l runs, in order; lane_provider[l] is "" for CPU lanes.
   std::vector<std::vector<int>> lane_nodes;
   std::vector<std::string> lane_provider;
-  std::vector<int> cross_lane_producers;           // per node: producers on other lanes
+  std::vector<int> cross_lane_producers;               // per node: producers on other lanes
   std::vector<std::vector<int>> cross_lane_consumers;  // per node: consumers on other lanes
-  std::vector<int> readers;                        // per slot: reading nodes; -1 = never released
+  std::vector<int> readers;                            // per slot: reading nodes; -1 = never released
 
   // Threads for data-parallel kernels of this session's nodes; 0 = the
   // process default (subgraph plans inherit their parent's).

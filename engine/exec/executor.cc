@@ -40,8 +40,8 @@ absl::Status ExecuteNode(ExecutionFrame& frame, size_t position) {
     event.start_us = profiler->NowMicros() - event.duration_us;
     profiler->Record(std::move(event));
   }
-  RunLog(options.log_level, spdlog::level::trace, "run '{}': {} on {} took {} us", options.run_tag,
-         node.node->Label(), node.provider, ns / 1000);
+  RunLog(options.log_level, spdlog::level::trace, "run '{}': {} on {} took {} us", options.run_tag, node.node->Label(),
+         node.provider, ns / 1000);
   if (!status.ok()) {
     RunLog(options.log_level, spdlog::level::debug, "run '{}': {} failed: {}", options.run_tag, node.node->Label(),
            std::string(status.message()));

@@ -10,8 +10,7 @@ std::vector<Value> EvaluateConstantNode(const IExecutionProvider& provider, cons
   auto entry = provider.kernel_registry().Lookup(node, graph);
   if (!entry.ok()) return {};
   const onnx::OpSchema* schema =
-      node.since_version > 0 ? onnx::OpSchemaRegistry::Schema(node.op_type, node.since_version, node.domain)
-                             : nullptr;
+      node.since_version > 0 ? onnx::OpSchemaRegistry::Schema(node.op_type, node.since_version, node.domain) : nullptr;
   OpKernelInfo info(node, graph, schema, &provider);
   auto kernel = (*entry)->factory(info);
   if (!kernel.ok()) return {};

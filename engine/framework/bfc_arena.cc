@@ -65,8 +65,8 @@ int BFCArena::FindChunk(size_t bytes, int stream) {
   for (int b = BinFor(bytes); b < kNumBins; ++b) {
     for (auto it = bins_[b].lower_bound({bytes, 0}); it != bins_[b].end(); ++it) {
       const Chunk& ch = chunks_[it->second];
-      bool reusable = ch.stream < 0 || (stream >= 0 && ch.stream == stream) ||
-                      stream_epochs_[ch.stream] > ch.freed_epoch;
+      bool reusable =
+          ch.stream < 0 || (stream >= 0 && ch.stream == stream) || stream_epochs_[ch.stream] > ch.freed_epoch;
       if (reusable) return it->second;
     }
   }
@@ -84,10 +84,10 @@ absl::Status BFCArena::Extend(size_t bytes) {
   if (options_.max_bytes > 0 && reserved_ + size > static_cast<int64_t>(options_.max_bytes)) {
     size = bytes;  // the growth policy would overshoot: take just what is needed
     if (reserved_ + size > static_cast<int64_t>(options_.max_bytes)) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "arena ", options_.name.empty() ? std::string() : absl::StrCat("'", options_.name, "' "), "on ",
-          device_->device(), ": allocating ", bytes, " bytes would exceed the limit of ",
-          options_.max_bytes, " bytes (", reserved_, " reserved, ", in_use_, " in use)"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("arena ", options_.name.empty() ? std::string() : absl::StrCat("'", options_.name, "' "), "on ",
+                       device_->device(), ": allocating ", bytes, " bytes would exceed the limit of ",
+                       options_.max_bytes, " bytes (", reserved_, " reserved, ", in_use_, " in use)"));
     }
   }
   auto base = device_->Allocate(size);

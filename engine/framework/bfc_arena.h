@@ -42,23 +42,23 @@ class BFCArena final : public IAllocator, public std::enable_shared_from_this<BF
     size_t initial_chunk_bytes = 1 << 20;  // first region at least this big
     size_t max_bytes = 0;                  // cap on reserved bytes; 0 = no cap
     ExtendStrategy extend_strategy = ExtendStrategy::kNextPowerOfTwo;
-    std::string name;                      // e.g. the arena group; named in errors
+    std::string name;  // e.g. the arena group; named in errors
   };
 
   struct Stats {
     int64_t in_use_bytes = 0;
     int64_t peak_in_use_bytes = 0;
-    int64_t reserved_bytes = 0;      // obtained from the device allocator
-    int64_t allocations = 0;         // successful Allocate calls
-    int64_t extends = 0;             // regions obtained from the device
+    int64_t reserved_bytes = 0;  // obtained from the device allocator
+    int64_t allocations = 0;     // successful Allocate calls
+    int64_t extends = 0;         // regions obtained from the device
     int64_t largest_free_block = 0;
     int64_t free_bytes = 0;
-    double fragmentation = 0;        // 1 - largest_free_block / free_bytes
+    double fragmentation = 0;                // 1 - largest_free_block / free_bytes
     std::vector<int64_t> bin_chunks_in_use;  // per bin
     std::vector<int64_t> bin_chunks_free;    // per bin
   };
 
-  static constexpr int kNumBins = 21;       // 256 B << i, the last bin open-ended
+  static constexpr int kNumBins = 21;  // 256 B << i, the last bin open-ended
   // Allocation granularity and alignment (onyx/memory.h).
   static constexpr size_t kMinChunk = static_cast<size_t>(kArenaMinChunkBytes);
 

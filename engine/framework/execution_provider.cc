@@ -32,8 +32,8 @@ void ProviderRegistry::Register(const std::string& name, ProviderFactory factory
   factories_[name] = std::move(factory);
 }
 
-absl::StatusOr<std::unique_ptr<IExecutionProvider>> ProviderRegistry::Create(
-    const std::string& name, const ProviderOptions& options) const {
+absl::StatusOr<std::unique_ptr<IExecutionProvider>> ProviderRegistry::Create(const std::string& name,
+                                                                             const ProviderOptions& options) const {
   ProviderFactory factory;
   {
     absl::MutexLock lock(&mu_);
@@ -41,8 +41,8 @@ absl::StatusOr<std::unique_ptr<IExecutionProvider>> ProviderRegistry::Create(
     if (it == factories_.end()) {
       std::vector<std::string> names;
       for (const auto& [n, f] : factories_) names.push_back(n);
-      return absl::NotFoundError(absl::StrCat("unknown execution provider '", name,
-                                              "' (registered: ", absl::StrJoin(names, ", "), ")"));
+      return absl::NotFoundError(
+          absl::StrCat("unknown execution provider '", name, "' (registered: ", absl::StrJoin(names, ", "), ")"));
     }
     factory = it->second;
   }

@@ -22,8 +22,8 @@
 namespace onyx {
 
 struct Capability {
-  std::vector<size_t> nodes;                  // node indices this provider takes
-  std::map<size_t, std::string> declined;     // node index -> why not
+  std::vector<size_t> nodes;               // node indices this provider takes
+  std::map<size_t, std::string> declined;  // node index -> why not
 };
 
 class IExecutionProvider {
@@ -58,8 +58,7 @@ struct ProviderOptions {
   std::map<std::string, std::string> settings;
 };
 
-using ProviderFactory =
-    std::function<absl::StatusOr<std::unique_ptr<IExecutionProvider>>(const ProviderOptions&)>;
+using ProviderFactory = std::function<absl::StatusOr<std::unique_ptr<IExecutionProvider>>(const ProviderOptions&)>;
 
 // A table of provider factories by name. The session layer keeps the
 // process's one (session/provider_registry.h), filled by the runtime library

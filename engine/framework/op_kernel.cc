@@ -1,15 +1,13 @@
 #include "framework/op_kernel.h"
 
 #include "absl/strings/str_cat.h"
-#include "onyx/status_macros.h"
 #include "graph/tensor_proto.h"
 #include "onnx/defs/schema.h"
+#include "onyx/status_macros.h"
 
 namespace onyx {
 
-bool OpKernelInfo::HasAttr(const std::string& name) const {
-  return node_.FindAttribute(name) != nullptr;
-}
+bool OpKernelInfo::HasAttr(const std::string& name) const { return node_.FindAttribute(name) != nullptr; }
 
 const onnx::AttributeProto* OpKernelInfo::FindAttrOrDefault(const std::string& name) const {
   if (const auto* a = node_.FindAttribute(name)) return a;
@@ -28,8 +26,7 @@ absl::Status MissingAttr(const Node& node, const std::string& name) {
   return absl::NotFoundError(absl::StrCat(node.Label(), ": required attribute '", name, "' is missing"));
 }
 absl::Status WrongAttrType(const Node& node, const std::string& name, absl::string_view expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(node.Label(), ": attribute '", name, "' is not of type ", expected));
+  return absl::InvalidArgumentError(absl::StrCat(node.Label(), ": attribute '", name, "' is not of type ", expected));
 }
 }  // namespace
 
@@ -60,8 +57,7 @@ absl::StatusOr<std::string> OpKernelInfo::Attr<std::string>(const std::string& n
 }
 
 template <>
-absl::StatusOr<std::vector<int64_t>> OpKernelInfo::Attr<std::vector<int64_t>>(
-    const std::string& name) const {
+absl::StatusOr<std::vector<int64_t>> OpKernelInfo::Attr<std::vector<int64_t>>(const std::string& name) const {
   const auto* a = FindAttrOrDefault(name);
   if (a == nullptr) return MissingAttr(node_, name);
   if (a->type() != onnx::AttributeProto::INTS && a->ints_size() == 0) {
@@ -81,8 +77,7 @@ absl::StatusOr<std::vector<float>> OpKernelInfo::Attr<std::vector<float>>(const 
 }
 
 template <>
-absl::StatusOr<std::vector<std::string>> OpKernelInfo::Attr<std::vector<std::string>>(
-    const std::string& name) const {
+absl::StatusOr<std::vector<std::string>> OpKernelInfo::Attr<std::vector<std::string>>(const std::string& name) const {
   const auto* a = FindAttrOrDefault(name);
   if (a == nullptr) return MissingAttr(node_, name);
   if (a->type() != onnx::AttributeProto::STRINGS && a->strings_size() == 0) {

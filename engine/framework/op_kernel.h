@@ -40,8 +40,7 @@ struct ExecutionPlan;
 
 class OpKernelInfo {
  public:
-  OpKernelInfo(const Node& node, const Graph& graph, const onnx::OpSchema* schema,
-               const IExecutionProvider* provider,
+  OpKernelInfo(const Node& node, const Graph& graph, const onnx::OpSchema* schema, const IExecutionProvider* provider,
                const std::map<std::string, std::unique_ptr<ExecutionPlan>>* subplans = nullptr)
       : node_(node), graph_(graph), schema_(schema), provider_(provider), subplans_(subplans) {}
 

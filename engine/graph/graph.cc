@@ -4,9 +4,9 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "onyx/status_macros.h"
 #include "graph/tensor_proto.h"
 #include "onnx/defs/schema.h"
+#include "onyx/status_macros.h"
 
 namespace onyx {
 
@@ -105,21 +105,18 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::TakeFromProto(onnx::GraphProto* pr
 
 absl::StatusOr<std::unique_ptr<Graph>> Graph::FromProto(const onnx::GraphProto& proto,
                                                         const std::map<std::string, int64_t>& opsets,
-                                                        const std::string& base_dir,
-                                                        const Graph* parent) {
+                                                        const std::string& base_dir, const Graph* parent) {
   std::unique_ptr<Graph> g(new Graph());
   g->name_ = proto.name();
   g->parent_ = parent;
   g->opsets_ = opsets;
   g->doc_string_ = proto.doc_string();
   if (proto.sparse_initializer_size() > 0) {
-    return absl::UnimplementedError(absl::StrCat("graph '", proto.name(),
-                                                 "': sparse initializers are not supported"));
+    return absl::UnimplementedError(absl::StrCat("graph '", proto.name(), "': sparse initializers are not supported"));
   }
   for (const auto& init : proto.initializer()) {
     if (init.name().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph '", proto.name(), "': an initializer has no name"));
+      return absl::InvalidArgumentError(absl::StrCat("graph '", proto.name(), "': an initializer has no name"));
     }
     ASSIGN_OR_RETURN(Tensor t, TensorFromProto(init, base_dir));
     g->initializers_[init.name()] = std::move(t);
@@ -169,8 +166,8 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::FromProto(const onnx::GraphProto& 
         ASSIGN_OR_RETURN(auto sub, FromProto(attr.g(), opsets, base_dir, g.get()));
         node->subgraphs[attr.name()] = std::move(sub);
       } else if (attr.graphs_size() > 0) {
-        return absl::UnimplementedError(absl::StrCat(
-            node->Label(), ": attribute '", attr.name(), "' holds a list of graphs"));
+        return absl::UnimplementedError(
+            absl::StrCat(node->Label(), ": attribute '", attr.name(), "' holds a list of graphs"));
       }
     }
     g->AddNode(std::move(node));
@@ -289,9 +286,8 @@ absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
     for (const auto& o : n->outputs) {
       if (o.empty()) continue;
       if (producer.count(o)) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "graph '", name_, "': value '", o, "' is produced by both ",
-            producer[o]->Label(), " and ", n->Label()));
+        return absl::FailedPreconditionError(absl::StrCat("graph '", name_, "': value '", o, "' is produced by both ",
+                                                          producer[o]->Label(), " and ", n->Label()));
       }
       producer[o] = n.get();
     }
@@ -311,8 +307,7 @@ absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
       auto it = producer.find(in);
       if (it != producer.end()) {
         if (it->second == n.get()) {
-          return absl::FailedPreconditionError(
-              absl::StrCat(n->Label(), " consumes its own output '", in, "'"));
+          return absl::FailedPreconditionError(absl::StrCat(n->Label(), " consumes its own output '", in, "'"));
         }
         deps.insert(it->second);
         continue;
@@ -323,9 +318,9 @@ absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
         known = p->DefinesValue(in) || p->FindValueInfo(in) != nullptr;
       }
       if (!known) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            n->Label(), " in graph '", name_, "': input '", in,
-            "' is not a graph input, an initializer or the output of any node"));
+        return absl::FailedPreconditionError(
+            absl::StrCat(n->Label(), " in graph '", name_, "': input '", in,
+                         "' is not a graph input, an initializer or the output of any node"));
       }
     }
     pending[n.get()] = static_cast<int>(deps.size());
@@ -344,15 +339,13 @@ absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
   if (order.size() != pending.size()) {
     for (const auto& [n, count] : pending) {
       if (count > 0) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("graph '", name_, "' has a cycle through ", n->Label()));
+        return absl::FailedPreconditionError(absl::StrCat("graph '", name_, "' has a cycle through ", n->Label()));
       }
     }
   }
   for (const auto& o : outputs_) {
     if (!producer.count(o) && !DefinesValue(o) && parent_ == nullptr) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("graph '", name_, "': output '", o, "' is never produced"));
+      return absl::FailedPreconditionError(absl::StrCat("graph '", name_, "': output '", o, "' is never produced"));
     }
   }
   return order;

@@ -19,8 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
-#include "onyx/value_info.h"
 #include "onyx/tensor.h"
+#include "onyx/value_info.h"
 
 namespace onyx {
 
@@ -31,13 +31,13 @@ class Node {
   size_t index = 0;
   std::string name;
   std::string op_type;
-  std::string domain;  // "" is the default ONNX domain
+  std::string domain;     // "" is the default ONNX domain
   int since_version = 0;  // of the schema resolved for the model's opset (0 if none)
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   std::map<std::string, onnx::AttributeProto> attributes;
   std::map<std::string, std::unique_ptr<Graph>> subgraphs;  // by attribute name
-  std::string provider;  // assigned by the partitioner
+  std::string provider;                                     // assigned by the partitioner
 
   // "Conv 'conv1'" or "Conv #3" for unnamed nodes: used in every error message.
   std::string Label() const;
@@ -50,8 +50,7 @@ class Graph {
   // subgraphs); `base_dir` resolves external-data initializers.
   static absl::StatusOr<std::unique_ptr<Graph>> FromProto(const onnx::GraphProto& proto,
                                                           const std::map<std::string, int64_t>& opsets,
-                                                          const std::string& base_dir,
-                                                          const Graph* parent = nullptr);
+                                                          const std::string& base_dir, const Graph* parent = nullptr);
   // The same, moving initializer bytes out of `proto` instead of copying them.
   static absl::StatusOr<std::unique_ptr<Graph>> TakeFromProto(onnx::GraphProto* proto,
                                                               const std::map<std::string, int64_t>& opsets,

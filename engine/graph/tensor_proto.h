@@ -14,8 +14,7 @@ namespace onyx {
 // Decodes any storage form: raw_data, the typed repeated fields, or external
 // data (a file relative to `base_dir`, with optional offset and length).
 // Errors name the tensor and say what is wrong (size mismatch, unknown type...).
-absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto,
-                                       const std::string& base_dir = "");
+absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std::string& base_dir = "");
 
 // Like TensorFromProto, but takes raw_data out of `proto` instead of copying it
 // (the tensor then owns that buffer; it is 16-byte aligned). For loading large

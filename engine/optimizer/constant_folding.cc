@@ -2,16 +2,25 @@
 
 #include <set>
 
-
 namespace onyx {
 namespace {
 
 constexpr int64_t kMaxFoldedBytes = 64 << 20;
 
 bool IsFoldable(const Node& n) {
-  static const std::set<std::string> kNever = {
-      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli",
-      "If", "Loop", "Scan", "SequenceMap", "Dropout", "QuantizeLinear", "DynamicQuantizeLinear"};
+  static const std::set<std::string> kNever = {"RandomNormal",
+                                               "RandomUniform",
+                                               "RandomNormalLike",
+                                               "RandomUniformLike",
+                                               "Multinomial",
+                                               "Bernoulli",
+                                               "If",
+                                               "Loop",
+                                               "Scan",
+                                               "SequenceMap",
+                                               "Dropout",
+                                               "QuantizeLinear",
+                                               "DynamicQuantizeLinear"};
   return n.domain.empty() && n.subgraphs.empty() && !kNever.count(n.op_type);
 }
 

@@ -1,7 +1,7 @@
 #include "optimizer/fuse_layer_norm.h"
 
-#include "optimizer/fuse_gelu.h"
 #include "graph/op_domains.h"
+#include "optimizer/fuse_gelu.h"
 
 namespace onyx {
 namespace {
@@ -55,9 +55,8 @@ absl::StatusOr<bool> FuseLayerNorm::ApplyImpl(Graph& graph) const {
     const Tensor* g = ConstantValue(graph, gamma);
     const Tensor* b = ConstantValue(graph, beta);
     const ValueInfo* xi = graph.FindValueInfo(x);
-    if (g == nullptr || b == nullptr || xi == nullptr || !xi->has_shape || xi->dims.empty() ||
-        g->rank() != 1 || b->rank() != 1 || g->num_elements() != xi->dims.back() ||
-        b->num_elements() != xi->dims.back()) {
+    if (g == nullptr || b == nullptr || xi == nullptr || !xi->has_shape || xi->dims.empty() || g->rank() != 1 ||
+        b->rank() != 1 || g->num_elements() != xi->dims.back() || b->num_elements() != xi->dims.back()) {
       continue;
     }
     auto ln = std::make_unique<Node>();

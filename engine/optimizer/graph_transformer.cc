@@ -2,6 +2,8 @@
 
 #include "onyx/status_macros.h"
 #include "optimizer/constant_folding.h"
+#include "optimizer/eliminate_dropout.h"
+#include "optimizer/eliminate_identity.h"
 #include "optimizer/eliminate_noop_cast.h"
 #include "optimizer/eliminate_transpose_pair.h"
 #include "optimizer/fold_reshape_chain.h"
@@ -11,8 +13,6 @@
 #include "optimizer/fuse_gemm_activation.h"
 #include "optimizer/fuse_layer_norm.h"
 #include "optimizer/fuse_matmul_add.h"
-#include "optimizer/eliminate_dropout.h"
-#include "optimizer/eliminate_identity.h"
 
 namespace onyx {
 

@@ -12,8 +12,8 @@ namespace {
 
 using testing::FloatAttr;
 using testing::FloatTensor;
-using testing::IntAttr;
 using testing::Int64Tensor;
+using testing::IntAttr;
 using testing::IntsAttr;
 using testing::ModelBuilder;
 using testing::RandomFloatTensor;
@@ -149,27 +149,37 @@ TEST(OptimizerTest, FusesConvActivations) {
     std::function<void(ModelBuilder&)> build;  // reads "c", writes "y"
     int64_t nodes_before;
   };
-  const std::vector<Tail> tails = {
-      {"relu6", [](ModelBuilder& m) {
-         m.Initializer("lo", FloatTensor({}, {0.f}));
-         m.Initializer("hi", FloatTensor({}, {0.75f}));
-         m.Node("Clip", {"c", "lo", "hi"}, {"y"});
-       }, 2},
-      {"leaky", [](ModelBuilder& m) {
-         *m.Node("LeakyRelu", {"c"}, {"y"}).add_attribute() = FloatAttr("alpha", 0.2f);
-       }, 2},
-      {"sigmoid", [](ModelBuilder& m) { m.Node("Sigmoid", {"c"}, {"y"}); }, 2},
-      {"hard_sigmoid", [](ModelBuilder& m) {
-         auto& n = m.Node("HardSigmoid", {"c"}, {"y"});
-         *n.add_attribute() = FloatAttr("alpha", 0.3f);
-         *n.add_attribute() = FloatAttr("beta", 0.4f);
-       }, 2},
-      {"silu", [](ModelBuilder& m) {
-         m.Node("Sigmoid", {"c"}, {"s"});
-         m.Node("Mul", {"s", "c"}, {"y"});
-       }, 3},
-      {"residual_only", [](ModelBuilder& m) { m.Node("Add", {"x", "c"}, {"y"}); }, 2},
-  };
+  const std::vector<Tail> tails =
+      {
+          {"relu6",
+           [](ModelBuilder& m) {
+    m.Initializer("lo", FloatTensor({}, {0.f}));
+    m.Initializer("hi", FloatTensor({}, {0.75f}));
+    m.Node("Clip", {"c", "lo", "hi"}, {"y"});
+           },
+           2},
+          {"leaky",
+           [](ModelBuilder& m) { *m.Node("LeakyRelu", {"c"}, {"y"}).add_attribute() = FloatAttr("alpha", 0.2f); }, 2},
+          {"sigmoid", [](ModelBuilder& m) { m.Node("Sigmoid", {"c"}, {"y"}); }, 2},
+          {"hard_sigmoid",
+           [](ModelBuilder& m) {
+    auto& n = m.Node("HardSigmoid", {"c"}, {"y"});
+    *n.add_attribute() = FloatAttr("alpha", 0.3f);
+    *n.add_attribute() = FloatAttr("beta", 0.4f);
+           },
+           2},
+                          {"silu",
+                           [](ModelBuilder& m) {
+    m.Node("Sigmoid", {"c"}, {"s"});
+    m.Node("Mul", {"s", "c"}, {"y"});
+                           },
+                           3},
+      {"residual_only",
+       [](ModelBuilder& m) {
+    m.Node("Add", {"x", "c"}, {"y"});
+       },
+       2},
+      };
   for (const Tail& tail : tails) {
     SCOPED_TRACE(tail.name);
     ModelBuilder m(13);
@@ -195,8 +205,8 @@ TEST(OptimizerTest, KeepsClipWithRuntimeBounds) {
   m.Initializer("w", RandomFloatTensor({2, 2, 1, 1}, 21));
   m.Node("Conv", {"x", "w"}, {"c"});
   m.Node("Clip", {"c", "", "hi"}, {"y"});
-  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 2, 4, 4}, 22))},
-                             {"hi", Value(FloatTensor({}, {0.25f}))}});
+  auto c =
+      CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 2, 4, 4}, 22))}, {"hi", Value(FloatTensor({}, {0.25f}))}});
   EXPECT_EQ(Count(c.after, "Clip"), 1);
   EXPECT_EQ(Count(c.after, "FusedConv"), 0);
 }

@@ -6,8 +6,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "onyx/status_macros.h"
 #include "graph/op_domains.h"
+#include "onyx/status_macros.h"
 
 namespace onyx {
 namespace {
@@ -39,8 +39,8 @@ int64_t InsertMemcpyNodes(Graph& graph, const std::vector<const IExecutionProvid
   }
   // (value, target device) -> copied value name
   std::map<std::pair<std::string, std::string>, std::string> copies_made;
-  auto copy_of = [&](const std::string& value, const std::string& from_device,
-                     const std::string& to_device, const std::string& to_provider) -> std::string {
+  auto copy_of = [&](const std::string& value, const std::string& from_device, const std::string& to_device,
+                     const std::string& to_provider) -> std::string {
     auto key = std::make_pair(value, to_device);
     auto it = copies_made.find(key);
     if (it != copies_made.end()) return it->second;
@@ -110,8 +110,7 @@ void AssignSubgraphsToCpu(Graph& graph, const std::string& cpu) {
 
 }  // namespace
 
-absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph,
-                                               const std::vector<const IExecutionProvider*>& providers) {
+absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<const IExecutionProvider*>& providers) {
   PartitionReport report;
   if (providers.empty()) return absl::InvalidArgumentError("no execution providers");
   const IExecutionProvider* cpu = providers.back();
@@ -134,14 +133,13 @@ absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph,
   for (const Node* n : graph.Nodes()) {
     if (n->provider.empty()) {
       return absl::FailedPreconditionError(absl::StrCat("no execution provider can run ", n->Label(),
-                                                        " (opset version ", n->since_version, "): ",
-                                                        absl::StrJoin(all_reasons[n->index], "; ")));
+                                                        " (opset version ", n->since_version,
+                                                        "): ", absl::StrJoin(all_reasons[n->index], "; ")));
     }
     if (n->provider == cpu->name() && first_decline.count(n->index)) {
       const auto& [provider, reason] = first_decline[n->index];
-      report.fallback_nodes.push_back(
-          FallbackNode{n->name.empty() ? absl::StrCat(n->op_type, "#", n->index) : n->name, n->op_type,
-                       provider, reason});
+      report.fallback_nodes.push_back(FallbackNode{n->name.empty() ? absl::StrCat(n->op_type, "#", n->index) : n->name,
+                                                   n->op_type, provider, reason});
     }
   }
   for (Node* n : graph.Nodes()) {

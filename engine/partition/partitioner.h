@@ -19,7 +19,6 @@ namespace onyx {
 // `providers` is in priority order and ends with the CPU provider. Subgraphs are
 // assigned to CPU together with their control-flow node. FAILED_PRECONDITION
 // when no provider can run some node, with every provider's reason.
-absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph,
-                                               const std::vector<const IExecutionProvider*>& providers);
+absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<const IExecutionProvider*>& providers);
 
 }  // namespace onyx

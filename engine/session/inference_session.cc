@@ -1,26 +1,26 @@
 #include "onyx/session.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <set>
-#include <algorithm>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "common/parallel_for.h"
-#include "onyx/status_macros.h"
+#include "absl/synchronization/mutex.h"
 #include "common/logging.h"
+#include "common/parallel_for.h"
 #include "exec/executor.h"
 #include "exec/node_evaluator.h"
 #include "exec/parallel_executor.h"
-#include "absl/synchronization/mutex.h"
 #include "exec/pattern_cache.h"
 #include "exec/profiler.h"
 #include "framework/device_arena.h"
 #include "framework/execution_provider.h"
 #include "graph/model_loader.h"
+#include "onyx/status_macros.h"
 #include "optimizer/graph_transformer.h"
 #include "partition/function_inliner.h"
 #include "partition/partitioner.h"
@@ -65,8 +65,7 @@ class InferenceSession::Impl {
 
 namespace {
 
-absl::StatusOr<std::vector<std::unique_ptr<IExecutionProvider>>> CreateProviders(
-    const SessionOptions& options) {
+absl::StatusOr<std::vector<std::unique_ptr<IExecutionProvider>>> CreateProviders(const SessionOptions& options) {
   std::vector<std::string> names = options.providers;
   // CPU is always the last resort, whatever position it was listed at.
   names.erase(std::remove(names.begin(), names.end(), "cpu"), names.end());
@@ -111,17 +110,16 @@ absl::Status InferenceSession::Impl::ValidateFeed(const std::string& name, const
   }
   if (value.is_sequence() != (info->kind == ValueInfo::Kind::kSequence)) {
     if (!(info->kind == ValueInfo::Kind::kOptional)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          label, ": input '", name, "' expects a ", info->kind == ValueInfo::Kind::kSequence ? "sequence" : "tensor",
-          ", received a ", value.is_sequence() ? "sequence" : "tensor"));
+      return absl::InvalidArgumentError(absl::StrCat(label, ": input '", name, "' expects a ",
+                                                     info->kind == ValueInfo::Kind::kSequence ? "sequence" : "tensor",
+                                                     ", received a ", value.is_sequence() ? "sequence" : "tensor"));
     }
   }
   if (!value.is_tensor()) return absl::OkStatus();
   const Tensor& t = value.tensor();
   if (info->type != DataType::kUndefined && t.type() != info->type) {
     return absl::InvalidArgumentError(absl::StrCat(label, ": input '", name, "' expects element type ",
-                                                   DataTypeName(info->type), ", received ",
-                                                   DataTypeName(t.type())));
+                                                   DataTypeName(info->type), ", received ", DataTypeName(t.type())));
   }
   if (!info->has_shape) return absl::OkStatus();
   bool match = t.rank() == static_cast<int64_t>(info->dims.size());
@@ -129,8 +127,8 @@ absl::Status InferenceSession::Impl::ValidateFeed(const std::string& name, const
     match = info->dims[i] < 0 || info->dims[i] == t.dims()[i];
   }
   if (!match) {
-    return absl::InvalidArgumentError(absl::StrCat(label, ": input '", name, "' expects shape ",
-                                                   ShapeText(*info), ", received ", DimsToString(t.dims())));
+    return absl::InvalidArgumentError(absl::StrCat(label, ": input '", name, "' expects shape ", ShapeText(*info),
+                                                   ", received ", DimsToString(t.dims())));
   }
   return absl::OkStatus();
 }
@@ -139,7 +137,7 @@ InferenceSession::InferenceSession(std::unique_ptr<Impl> impl) : impl_(std::move
 InferenceSession::~InferenceSession() = default;
 
 absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::Create(const std::string& model_path,
-                                                                          const SessionOptions& options) {
+                                                                           const SessionOptions& options) {
   SessionOptions with_dir = options;
   if (with_dir.model_dir.empty()) {
     size_t slash = model_path.find_last_of('/');
@@ -149,13 +147,14 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::Create(const
   return CreateImpl(model_path, {}, with_dir);
 }
 
-absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBytes(
-    std::string_view model_bytes, const SessionOptions& options) {
+absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateFromBytes(std::string_view model_bytes,
+                                                                                    const SessionOptions& options) {
   return CreateImpl("", model_bytes, options);
 }
 
-absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
-    const std::string& model_path, std::string_view model_bytes, const SessionOptions& options) {
+absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(const std::string& model_path,
+                                                                               std::string_view model_bytes,
+                                                                               const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->label = options.model_name.empty() ? "model" : "model '" + options.model_name + "'";
   impl->enable_mem_pattern = options.enable_mem_pattern;
@@ -163,12 +162,13 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
   if (options.enable_profiling) impl->profiler->EnableAll();
   impl->patterns = std::make_unique<PatternCache>(std::max(options.mem_pattern_cache_size, 0));
   if (options.arena_limit_bytes < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(impl->label, ": arena_limit_bytes must be >= 0, got ",
-                                                   options.arena_limit_bytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat(impl->label, ": arena_limit_bytes must be >= 0, got ", options.arena_limit_bytes));
   }
   {
     auto arena = AcquireCpuArena(options.arena_group, static_cast<size_t>(options.arena_limit_bytes));
-    if (!arena.ok()) return absl::Status(arena.status().code(), absl::StrCat(impl->label, ": ", arena.status().message()));
+    if (!arena.ok())
+      return absl::Status(arena.status().code(), absl::StrCat(impl->label, ": ", arena.status().message()));
     impl->arena = *std::move(arena);
   }
 
@@ -185,7 +185,8 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
   Graph& graph = *impl->model.graph;
   {
     auto order = graph.TopologicalOrder();
-    if (!order.ok()) return absl::Status(order.status().code(), absl::StrCat(impl->label, ": ", order.status().message()));
+    if (!order.ok())
+      return absl::Status(order.status().code(), absl::StrCat(impl->label, ": ", order.status().message()));
   }
   for (const auto& name : graph.inputs()) {
     const ValueInfo* info = graph.FindValueInfo(name);
@@ -199,9 +200,8 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
 
   // Constant folding evaluates nodes with the CPU provider, always the last.
   const IExecutionProvider& cpu = *impl->providers.back();
-  RETURN_IF_ERROR(OptimizeGraph(graph, options.optimization_level, [&cpu](const Graph& g, const Node& n) {
-    return EvaluateConstantNode(cpu, g, n);
-  }));
+  RETURN_IF_ERROR(OptimizeGraph(graph, options.optimization_level,
+                                [&cpu](const Graph& g, const Node& n) { return EvaluateConstantNode(cpu, g, n); }));
   for (int round = 0; round < 16; ++round) {
     ASSIGN_OR_RETURN(int inlined, InlineFunctions(graph, impl->provider_views, impl->model.functions));
     if (inlined == 0) break;
@@ -214,9 +214,9 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(
   impl->report = *std::move(report);
   if (options.max_cpu_fallback_nodes >= 0 &&
       static_cast<int64_t>(impl->report.fallback_nodes.size()) > options.max_cpu_fallback_nodes) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        impl->label, ": ", impl->report.fallback_nodes.size(), " nodes fell back to CPU, more than max_cpu_fallback_nodes=",
-        options.max_cpu_fallback_nodes, "\n", impl->report.ToString()));
+    return absl::FailedPreconditionError(absl::StrCat(impl->label, ": ", impl->report.fallback_nodes.size(),
+                                                      " nodes fell back to CPU, more than max_cpu_fallback_nodes=",
+                                                      options.max_cpu_fallback_nodes, "\n", impl->report.ToString()));
   }
   if (!options.shared_weights_group.empty()) {
     impl->shared_weights = ShareWeights(options.shared_weights_group, graph);
@@ -304,8 +304,8 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
     if (it == s.feed_index.end()) {
       std::vector<std::string> names;
       for (const auto& i : s.inputs) names.push_back(i.name);
-      return absl::InvalidArgumentError(absl::StrCat(s.label, ": unknown input '", name, "' (inputs: ",
-                                                     absl::StrJoin(names, ", "), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(s.label, ": unknown input '", name, "' (inputs: ", absl::StrJoin(names, ", "), ")"));
     }
     if (fed[it->second]) {
       return absl::InvalidArgumentError(absl::StrCat(s.label, ": input '", name, "' is fed twice"));
@@ -334,8 +334,8 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
     }
   }
   if (!outputs.empty() && outputs.size() != wanted.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(s.label, ": ", outputs.size(), " bound outputs for ",
-                                                   wanted.size(), " requested outputs"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(s.label, ": ", outputs.size(), " bound outputs for ", wanted.size(), " requested outputs"));
   }
   outputs.resize(wanted.size());
   for (size_t i = 0; i < wanted.size(); ++i) {
@@ -376,14 +376,13 @@ absl::Status InferenceSession::Impl::Execute(const RunOptions& options, const Fe
     // Bound: the kernel wrote into the caller's buffer, or produced a view
     // elsewhere that is copied in now.
     Tensor& bound = outputs[i].mutable_tensor();
-    if (!produced.is_tensor() || produced.tensor().type() != bound.type() ||
-        produced.tensor().dims() != bound.dims()) {
+    if (!produced.is_tensor() || produced.tensor().type() != bound.type() || produced.tensor().dims() != bound.dims()) {
       return absl::InvalidArgumentError(absl::StrCat(
           s.label, ": bound output '", s.plan->slot_names[wanted[i]], "' is ", DataTypeName(bound.type()), " ",
           DimsToString(bound.dims()), ", the model produced ",
-          produced.is_tensor() ? absl::StrCat(DataTypeName(produced.tensor().type()), " ",
-                                              DimsToString(produced.tensor().dims()))
-                               : std::string("a non-tensor")));
+          produced.is_tensor()
+              ? absl::StrCat(DataTypeName(produced.tensor().type()), " ", DimsToString(produced.tensor().dims()))
+              : std::string("a non-tensor")));
     }
     if (produced.tensor().raw() != bound.raw() && bound.type() != DataType::kString) {
       std::memcpy(bound.mutable_raw(), produced.tensor().raw(), bound.byte_size());

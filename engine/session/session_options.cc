@@ -1,6 +1,6 @@
+#include "onyx/session_options.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "onyx/session_options.h"
 
 namespace onyx {
 

@@ -6,8 +6,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "onyx/status_macros.h"
 #include "graph/op_domains.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/cpu_provider.h"
 
 namespace onyx {
@@ -39,7 +39,8 @@ class Memcpy final : public OpKernel {
     } else {
       ASSIGN_OR_RETURN(Tensor * dst, ctx.Output(0, src->dims(), src->type()));
       if (src->type() == DataType::kString) {
-        for (int64_t i = 0; i < src->num_elements(); ++i) dst->mutable_data<std::string>()[i] = src->data<std::string>()[i];
+        for (int64_t i = 0; i < src->num_elements(); ++i)
+          dst->mutable_data<std::string>()[i] = src->data<std::string>()[i];
       } else if (src->byte_size() > 0) {
         std::memcpy(dst->mutable_raw(), src->raw(), src->byte_size());
       }
@@ -74,8 +75,8 @@ TestExecutionProvider::TestExecutionProvider(std::set<std::string> ops, int64_t 
       def.provider = "test";
       KernelFactory factory = entry->factory;
       if (delay_us > 0) {
-        factory = [inner = entry->factory, delay_us](const OpKernelInfo& info)
-            -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+        factory = [inner = entry->factory,
+                   delay_us](const OpKernelInfo& info) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
           ASSIGN_OR_RETURN(auto kernel, inner(info));
           return std::unique_ptr<OpKernel>(new Delayed(std::move(kernel), delay_us));
         };

@@ -52,7 +52,8 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     finish = LoggingFinish(std::move(finish), log_line, start);
   }
   if (request->model_name().empty()) {
-    finish("", "", absl::InvalidArgumentError("model_name is empty (expected the name of a model)"));
+    finish("", "",
+           absl::InvalidArgumentError("model_name is empty (expected the name of a model)"));
     return;
   }
   // A reload swaps versions between our lookup and our enqueue at most a few
@@ -99,11 +100,10 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     // holds no reference on the Model, only its address: ~Model drains the
     // scheduler (running this callback) before any member goes away.
     auto finish_holder = std::make_shared<InferFinish>(std::move(finish));
-    DoneCallback done = [finish_holder, request, response, owned, model = &m, timings, start,
-                         enqueued_at, shm_outputs = *std::move(shm_outputs),
-                         max_reply_bytes = env.limits.max_message_bytes,
-                         output_names = (*parsed)->output_names](
-                            absl::StatusOr<InferenceResult> result) mutable {
+    DoneCallback done =
+        [finish_holder, request, response, owned, model = &m, timings, start, enqueued_at,
+         shm_outputs = *std::move(shm_outputs), max_reply_bytes = env.limits.max_message_bytes,
+         output_names = (*parsed)->output_names](absl::StatusOr<InferenceResult> result) mutable {
       timings.compute_infer_ns = NsSince(enqueued_at);
       if (result.ok()) {  // the scheduler's own queue wait and engine run
         timings.queue_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(result->queue_time));

@@ -51,8 +51,8 @@ struct InferEnv {
 // on a scheduler thread otherwise. `model_label` is the model's name when the
 // repository knows it, else ""; `version_label` the version that took the
 // request (answered or refused it), else "" (metrics label values).
-using InferFinish = absl::AnyInvocable<void(
-    const std::string& model_label, const std::string& version_label, const absl::Status&)>;
+using InferFinish = absl::AnyInvocable<void(const std::string& model_label,
+                                            const std::string& version_label, const absl::Status&)>;
 
 // gRPC cancels a call when its deadline passes, on its own clock, which can
 // run ahead of the scheduler's: a request found cancelled this close to its

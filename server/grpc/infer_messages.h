@@ -53,7 +53,8 @@ absl::StatusOr<std::unique_ptr<InferenceRequest>> ParseInferRequest(
 // RESOURCE_EXHAUSTED when `response` would exceed `max_message_bytes` on the
 // wire (gRPC would otherwise fail the call with a message naming nothing of
 // ours), naming the model, the size, the limit and the largest output.
-absl::Status CheckReplySize(const inference::ModelInferResponse& response, int64_t max_message_bytes);
+absl::Status CheckReplySize(const inference::ModelInferResponse& response,
+                            int64_t max_message_bytes);
 
 absl::Status FillInferResponse(const inference::ModelInferRequest& request,
                                const std::string& model_name, const std::string& model_version,

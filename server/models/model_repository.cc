@@ -52,14 +52,10 @@ absl::StatusOr<std::shared_ptr<const std::string>> WriteOverrideFiles(
 
 absl::string_view ModelStateName(ModelState state) {
   switch (state) {
-    case ModelState::kLoading:
-      return "LOADING";
-    case ModelState::kReady:
-      return "READY";
-    case ModelState::kUnavailable:
-      return "UNAVAILABLE";
-    case ModelState::kUnloading:
-      return "UNLOADING";
+    case ModelState::kLoading: return "LOADING";
+    case ModelState::kReady: return "READY";
+    case ModelState::kUnavailable: return "UNAVAILABLE";
+    case ModelState::kUnloading: return "UNLOADING";
   }
   return "UNKNOWN";
 }
@@ -135,15 +131,14 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::LoadVersion(
   model_options.config_source = config_source;
   model_options.session_options = options_.session_options;
   if (options_.on_batch) {
-    model_options.on_batch = [on_batch = options_.on_batch, name,
-                              version_label = absl::StrCat(version)](int64_t requests, int64_t rows) {
-      on_batch(name, version_label, requests, rows);
-    };
+    model_options.on_batch =
+        [on_batch = options_.on_batch, name, version_label = absl::StrCat(version)](
+            int64_t requests, int64_t rows) { on_batch(name, version_label, requests, rows); };
   }
   if (options_.on_timing) {
-    model_options.on_timing = [on_timing = options_.on_timing, name,
-                               version_label = absl::StrCat(version)](absl::Duration queued,
-                                                                      absl::Duration compute) {
+    model_options.on_timing =
+        [on_timing = options_.on_timing, name, version_label = absl::StrCat(version)](
+            absl::Duration queued, absl::Duration compute) {
       on_timing(name, version_label, queued, compute);
     };
   }
@@ -299,8 +294,8 @@ absl::Status ModelRepository::LoadVersions(const std::string& name, const LoadPl
   return absl::OkStatus();
 }
 
-void ModelRepository::DrainUnselected(const std::string& name,
-                                      const std::vector<int64_t>& selected, Entry working,
+void ModelRepository::DrainUnselected(const std::string& name, const std::vector<int64_t>& selected,
+                                      Entry working,
                                       std::vector<std::shared_ptr<const Model>> replaced) {
   const auto is_selected = [&selected](int64_t version) {
     return std::binary_search(selected.begin(), selected.end(), version);
@@ -384,10 +379,9 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::GetReady(
   }
   const Entry& entry = it->second;
   if (entry.versions.empty()) {
-    return absl::UnavailableError(absl::StrCat("model '", name, "' is ",
-                                               ModelStateName(entry.status.state),
-                                               entry.status.reason.empty() ? "" : ": ",
-                                               entry.status.reason));
+    return absl::UnavailableError(
+        absl::StrCat("model '", name, "' is ", ModelStateName(entry.status.state),
+                     entry.status.reason.empty() ? "" : ": ", entry.status.reason));
   }
   if (version.empty()) {
     std::vector<std::string> states;
@@ -395,10 +389,9 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::GetReady(
       if (v->second.status.state == ModelState::kReady && v->second.model != nullptr) {
         return v->second.model;
       }
-      states.push_back(absl::StrCat("version ", v->first, " ",
-                                    ModelStateName(v->second.status.state),
-                                    v->second.status.reason.empty() ? "" : ": ",
-                                    v->second.status.reason));
+      states.push_back(
+          absl::StrCat("version ", v->first, " ", ModelStateName(v->second.status.state),
+                       v->second.status.reason.empty() ? "" : ": ", v->second.status.reason));
     }
     return absl::UnavailableError(absl::StrCat("model '", name, "' has no READY version (",
                                                absl::StrJoin(states, "; "), ")"));

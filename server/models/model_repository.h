@@ -84,8 +84,8 @@ class ModelRepository {
         on_batch;
     // Optional: each request's queue wait and engine run time, with the model's
     // name and version (see DynamicBatcher::Options::on_timing). Must not block.
-    std::function<void(const std::string& model, const std::string& version,
-                       absl::Duration queued, absl::Duration compute)>
+    std::function<void(const std::string& model, const std::string& version, absl::Duration queued,
+                       absl::Duration compute)>
         on_timing;
   };
 
@@ -166,7 +166,7 @@ class ModelRepository {
     std::shared_ptr<const Model> model;  // set iff READY or UNLOADING
   };
   struct Entry {
-    ModelStatus status;                 // model-wide: used when `versions` is empty
+    ModelStatus status;                   // model-wide: used when `versions` is empty
     std::map<int64_t, Version> versions;  // the selected versions
     // The private directory holding override files; removed with the last copy.
     std::shared_ptr<const std::string> files_dir;
@@ -187,8 +187,7 @@ class ModelRepository {
   // the configuration (or overrides.config) must parse, overrides.files are
   // written to a private directory, then ResolveVersions picks the versions
   // (its ignored directories are logged). The error is why nothing loads.
-  absl::StatusOr<LoadPlan> PlanLoad(const std::string& name,
-                                    const LoadOverrides& overrides) const;
+  absl::StatusOr<LoadPlan> PlanLoad(const std::string& name, const LoadOverrides& overrides) const;
   // A load that ends before any version loads, with `status`: a model that
   // serves keeps serving (`current` is its entry), one known only through the
   // load's files is forgotten, any other becomes one UNAVAILABLE entry with
@@ -207,12 +206,11 @@ class ModelRepository {
   // serve are published UNLOADING; then they and `replaced` are stopped
   // (every accepted request completes), and `working` without them is
   // published, or forgotten when it serves nothing and has no directory.
-  void DrainUnselected(const std::string& name, const std::vector<int64_t>& selected,
-                       Entry working, std::vector<std::shared_ptr<const Model>> replaced)
+  void DrainUnselected(const std::string& name, const std::vector<int64_t>& selected, Entry working,
+                       std::vector<std::shared_ptr<const Model>> replaced)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
   // Builds one version (LoadModelVersion); OK with the model or the load error.
-  absl::StatusOr<std::shared_ptr<const Model>> LoadVersion(const std::string& name,
-                                                           int64_t version,
+  absl::StatusOr<std::shared_ptr<const Model>> LoadVersion(const std::string& name, int64_t version,
                                                            const std::string& model_path,
                                                            const ModelConfigFile& config,
                                                            const std::string& config_source) const;
@@ -221,13 +219,13 @@ class ModelRepository {
   // The table's entry for `name`, or an empty one.
   Entry CurrentEntry(const std::string& name) const ABSL_LOCKS_EXCLUDED(mu_);
   // Copy-on-write update of one entry (or insertion).
-  void Update(const std::string& name, Entry entry)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  void Update(const std::string& name, Entry entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Removes `name` from the table (copy-on-write).
-  void Forget(const std::string& name)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
-  void Publish(std::shared_ptr<const Table> table)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_) ABSL_LOCKS_EXCLUDED(mu_);
+  void Forget(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void Publish(std::shared_ptr<const Table> table) ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // True when <root>/<name> is a directory.
   bool OnDisk(const std::string& name) const;
 

@@ -174,8 +174,8 @@ absl::StatusOr<std::vector<float>> Infer(const Model& model, int64_t rows, int64
   request->output_names = {"y"};
   absl::Notification done;
   absl::StatusOr<InferenceResult> result;
-  absl::Status status = model.scheduler().Enqueue(
-      std::move(request), [&](absl::StatusOr<InferenceResult> r) {
+  absl::Status status =
+      model.scheduler().Enqueue(std::move(request), [&](absl::StatusOr<InferenceResult> r) {
         result = std::move(r);
         done.Notify();
       });
@@ -191,11 +191,12 @@ class VersionedRepositoryTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::path(::testing::TempDir()) /
-            ("versioned_repository_test_" + std::string(info->name()) + "_" +
-             std::to_string(getpid()));
+    root_ =
+        fs::path(::testing::TempDir()) /
+        ("versioned_repository_test_" + std::string(info->name()) + "_" + std::to_string(getpid()));
     fs::remove_all(root_);
-    for (int v : {1, 2, 3}) WriteFile(root_ / "scale" / std::to_string(v) / "model.onnx", ScaleModel(v));
+    for (int v : {1, 2, 3})
+      WriteFile(root_ / "scale" / std::to_string(v) / "model.onnx", ScaleModel(v));
     ModelRepository::Options options;
     options.root = root_.string();
     auto repository = ModelRepository::Create(options);
@@ -355,16 +356,16 @@ TEST_F(VersionedRepositoryTest, VersionsResolvingOutsideTheRootAreUnavailable) {
   fs::create_directory_symlink(root_ / "scale" / "1", root_ / "scale" / "6");
   SetConfig("version_policy: all\n");
   repository_->LoadAll();
-  EXPECT_THAT(IndexLines(), ElementsAre("scale 1 READY", "scale 2 READY", "scale 3 READY",
-                                        "scale 4 UNAVAILABLE", "scale 5 UNAVAILABLE",
-                                        "scale 6 READY"));
+  EXPECT_THAT(IndexLines(),
+              ElementsAre("scale 1 READY", "scale 2 READY", "scale 3 READY", "scale 4 UNAVAILABLE",
+                          "scale 5 UNAVAILABLE", "scale 6 READY"));
   const fs::path root = fs::canonical(root_);
   const fs::path resolved_outside = fs::canonical(outside);
-  EXPECT_EQ(repository_->Index()[3].reason,
-            absl::StrCat("model 'scale' version 4: version directory ",
-                         (root_ / "scale" / "4").string(), " resolves to ",
-                         (resolved_outside / "4").string(), ", outside the repository root ",
-                         root.string(), " (refused)"));
+  EXPECT_EQ(
+      repository_->Index()[3].reason,
+      absl::StrCat("model 'scale' version 4: version directory ", (root_ / "scale" / "4").string(),
+                   " resolves to ", (resolved_outside / "4").string(),
+                   ", outside the repository root ", root.string(), " (refused)"));
   EXPECT_EQ(repository_->Index()[4].reason,
             absl::StrCat("model 'scale' version 5: model file ",
                          (root_ / "scale" / "5" / "model.onnx").string(), " resolves to ",
@@ -398,13 +399,12 @@ TEST_F(VersionedRepositoryTest, AModelDirectoryOutsideTheRootIsUnavailable) {
   fs::create_directory_symlink(outside, root_ / "elsewhere");
   repository_->LoadAll();
   EXPECT_THAT(IndexLines(), ElementsAre("elsewhere  UNAVAILABLE", "scale 3 READY"));
-  EXPECT_EQ(repository_->Index()[0].reason,
-            absl::StrCat("model 'elsewhere': directory ", (root_ / "elsewhere").string(),
-                         " resolves to ", fs::canonical(outside).string(),
-                         ", outside the repository root ", fs::canonical(root_).string(),
-                         " (refused)"));
-  EXPECT_EQ(repository_->GetReady("elsewhere", "").status().code(),
-            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(
+      repository_->Index()[0].reason,
+      absl::StrCat("model 'elsewhere': directory ", (root_ / "elsewhere").string(), " resolves to ",
+                   fs::canonical(outside).string(), ", outside the repository root ",
+                   fs::canonical(root_).string(), " (refused)"));
+  EXPECT_EQ(repository_->GetReady("elsewhere", "").status().code(), absl::StatusCode::kUnavailable);
   fs::remove_all(outside);
 }
 
@@ -443,9 +443,8 @@ TEST_F(VersionedRepositoryTest, LoadOverridesReplaceConfigAndFiles) {
   EXPECT_FALSE(fs::exists(root_ / "scale" / "7"));  // never written into the repository
 
   for (const char* bad : {"../7/model.onnx", "/tmp/7/model.onnx", "7/other.onnx",
-                          "7/../../model.onnx", "x/model.onnx", "07/model.onnx",
-                          "7/model.onnx/x", "-1/model.onnx", "0/model.onnx",
-                          "99999999999999999999/model.onnx"}) {
+                          "7/../../model.onnx", "x/model.onnx", "07/model.onnx", "7/model.onnx/x",
+                          "-1/model.onnx", "0/model.onnx", "99999999999999999999/model.onnx"}) {
     LoadOverrides evil;
     evil.files[bad] = "x";
     absl::Status status = repository_->Load("scale", evil);
@@ -524,8 +523,9 @@ TEST_F(VersionedRepositoryTest, PaddedDimsAreCheckedAgainstTheModel) {
 }
 
 TEST_F(VersionedRepositoryTest, WarmupAndSessionOptionsComeFromConfigYaml) {
-  SetConfig("max_batch_size: 2\nbuckets: [1, 2]\nenable_mem_pattern: false\n"
-            "warmup: {runs: 3, inputs: samples}\n");
+  SetConfig(
+      "max_batch_size: 2\nbuckets: [1, 2]\nenable_mem_pattern: false\n"
+      "warmup: {runs: 3, inputs: samples}\n");
   repository_->DiscoverOnly();
   // The sample directory is relative to the model directory.
   const std::string sample = (root_ / "scale" / "samples" / "x.pb").string();
@@ -534,13 +534,16 @@ TEST_F(VersionedRepositoryTest, WarmupAndSessionOptionsComeFromConfigYaml) {
   EXPECT_THAT(missing.message(), HasSubstr(sample));
 
   fs::create_directories(root_ / "scale" / "samples");
-  ASSERT_TRUE(onyx::WriteValueFile(sample, onyx::Value(onyx::testing::FloatTensor({1, 3}, {1, 2, 3})),
+  ASSERT_TRUE(onyx::WriteValueFile(sample,
+                                   onyx::Value(onyx::testing::FloatTensor({1, 3}, {1, 2, 3})),
                                    onyx::ValueInfo::Kind::kTensor, "x")
                   .ok());
-  EXPECT_THAT(repository_->Load("scale").message(),
-              AllOf(HasSubstr(sample), HasSubstr("expected shape [d0, 4]"), HasSubstr("received [1,3]")));
+  EXPECT_THAT(
+      repository_->Load("scale").message(),
+      AllOf(HasSubstr(sample), HasSubstr("expected shape [d0, 4]"), HasSubstr("received [1,3]")));
 
-  ASSERT_TRUE(onyx::WriteValueFile(sample, onyx::Value(onyx::testing::FloatTensor({1, 4}, {1, 2, 3, 4})),
+  ASSERT_TRUE(onyx::WriteValueFile(sample,
+                                   onyx::Value(onyx::testing::FloatTensor({1, 4}, {1, 2, 3, 4})),
                                    onyx::ValueInfo::Kind::kTensor, "x")
                   .ok());
   ASSERT_TRUE(repository_->Load("scale").ok());

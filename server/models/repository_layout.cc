@@ -70,8 +70,7 @@ absl::Status CheckInsideRoot(const fs::path& path, const fs::path& root, absl::s
       std::mismatch(resolved_root.begin(), resolved_root.end(), resolved.begin(), resolved.end());
   if (root_end != resolved_root.end()) {
     return absl::UnavailableError(absl::StrCat(what, " ", path.string(), " resolves to ",
-                                               resolved.string(),
-                                               ", outside the repository root ",
+                                               resolved.string(), ", outside the repository root ",
                                                resolved_root.string(), " (refused)"));
   }
   return absl::OkStatus();
@@ -137,8 +136,8 @@ VersionResolution ResolveVersions(const VersionSource& source, const VersionPoli
   for (const auto& [version, unused] : directories) available.push_back(version);
   const std::vector<int64_t> selected = SelectVersions(policy, std::move(available));
   if (selected.empty()) {
-    resolution.versions = absl::UnavailableError(absl::StrCat(
-        "model '", source.model, "': no numeric version directory in ", source.where));
+    resolution.versions = absl::UnavailableError(
+        absl::StrCat("model '", source.model, "': no numeric version directory in ", source.where));
     return resolution;
   }
   std::vector<ResolvedVersion> versions;
@@ -147,10 +146,10 @@ VersionResolution ResolveVersions(const VersionSource& source, const VersionPoli
     resolved.version = version;
     auto directory = directories.find(version);
     if (directory == directories.end()) {
-      resolved.model_path = absl::UnavailableError(absl::StrCat(
-          "model '", source.model, "' version ", version,
-          ": version_policy selects it but there is no version directory ",
-          (source.dir / absl::StrCat(version)).string()));
+      resolved.model_path = absl::UnavailableError(
+          absl::StrCat("model '", source.model, "' version ", version,
+                       ": version_policy selects it but there is no version directory ",
+                       (source.dir / absl::StrCat(version)).string()));
     } else {
       resolved.model_path = ContainedModelFile(source, version, directory->second);
     }

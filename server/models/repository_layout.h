@@ -49,8 +49,8 @@ absl::Status CheckModelName(const std::filesystem::path& root, absl::string_view
 // inside `root`, itself resolved. UNAVAILABLE "<what> <path> resolves to
 // <resolved>, outside the repository root <root> (refused)" otherwise, or
 // naming the path that could not be resolved.
-absl::Status CheckInsideRoot(const std::filesystem::path& path,
-                             const std::filesystem::path& root, absl::string_view what);
+absl::Status CheckInsideRoot(const std::filesystem::path& path, const std::filesystem::path& root,
+                             absl::string_view what);
 
 // The version of a RepositoryModelLoad file key "<version>/model.onnx";
 // INVALID_ARGUMENT naming the parameter and the expected form for anything

@@ -96,8 +96,8 @@ TEST(ParseModelVersionTest, OnlyCanonicalPositiveInt64) {
 TEST_F(RepositoryLayoutTest, ModelNamesMustBePlainChildrenOfTheRoot) {
   fs::create_directories(root_ / "mlp");
   fs::create_directories(root_ / "a" / "b");
-  fs::create_directory_symlink(root_ / "mlp", root_ / "alias");        // a sibling: fine
-  fs::create_directory_symlink(root_ / "a" / "b", root_ / "deep");     // below a sibling
+  fs::create_directory_symlink(root_ / "mlp", root_ / "alias");     // a sibling: fine
+  fs::create_directory_symlink(root_ / "a" / "b", root_ / "deep");  // below a sibling
   fs::create_directory_symlink(outside_, root_ / "escape");
   for (const char* name : {"mlp", "not_there_yet", "alias"}) {
     EXPECT_TRUE(CheckModelName(root_, name).ok()) << name;
@@ -125,10 +125,10 @@ TEST_F(RepositoryLayoutTest, ContainmentFollowsSymlinksAndComparesWholeComponent
   fs::create_directory_symlink(outside_, root_ / "m" / "2");
   absl::Status link = CheckInsideRoot(root_ / "m" / "2", root_, "model 'm' version 2: dir");
   EXPECT_EQ(link.code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(link.message(), absl::StrCat("model 'm' version 2: dir ", (root_ / "m" / "2").string(),
-                                         " resolves to ", real_outside.string(),
-                                         ", outside the repository root ", real_root.string(),
-                                         " (refused)"));
+  EXPECT_EQ(link.message(),
+            absl::StrCat("model 'm' version 2: dir ", (root_ / "m" / "2").string(), " resolves to ",
+                         real_outside.string(), ", outside the repository root ",
+                         real_root.string(), " (refused)"));
   // "repo2" starts with "repo" but is not inside it.
   fs::create_directories(base_ / "repo2");
   absl::Status sibling = CheckInsideRoot(base_ / "repo2", root_, "what");
@@ -179,7 +179,8 @@ TEST_F(RepositoryLayoutTest, PoliciesPickFromTheVersionDirectories) {
   EXPECT_THAT(Lines(ResolveVersions(Source("m"), specific)),
               ElementsAre("2 " + dir + "/2/model.onnx",
                           "9 ! model 'm' version 9: version_policy selects it but there is no "
-                          "version directory " + dir + "/9"));
+                          "version directory " +
+                              dir + "/9"));
 }
 
 TEST_F(RepositoryLayoutTest, OnlyCanonicalDirectoriesAreVersionsAndTheRestAreNamed) {
@@ -187,7 +188,7 @@ TEST_F(RepositoryLayoutTest, OnlyCanonicalDirectoriesAreVersionsAndTheRestAreNam
   for (const char* name : {"07", "0", "99999999999999999999"}) {
     fs::create_directories(root_ / "m" / name);
   }
-  fs::create_directories(root_ / "m" / "latest");    // not all digits: not a version
+  fs::create_directories(root_ / "m" / "latest");  // not all digits: not a version
   WriteFile(root_ / "m" / "8", "a file, not a directory");
   VersionPolicy all;
   all.kind = VersionPolicy::Kind::kAll;
@@ -195,8 +196,9 @@ TEST_F(RepositoryLayoutTest, OnlyCanonicalDirectoriesAreVersionsAndTheRestAreNam
   EXPECT_THAT(Lines(resolution), ElementsAre("3 " + (root_ / "m" / "3" / "model.onnx").string()));
   const std::string dir = (root_ / "m").string();
   EXPECT_THAT(resolution.ignored,
-              ElementsAre("ignoring version directory " + dir + "/0: '0' is 0, not a version "
-                          "(versions start at 1)",
+              ElementsAre("ignoring version directory " + dir +
+                              "/0: '0' is 0, not a version "
+                              "(versions start at 1)",
                           "ignoring version directory " + dir +
                               "/07: '07' has a leading zero (expected '7')",
                           "ignoring version directory " + dir +
@@ -251,8 +253,8 @@ TEST_F(RepositoryLayoutTest, VersionsResolvingOutsideTheRootAreRefusedOneByOne) 
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "2 " + (files / "2" / "model.onnx").string());
   EXPECT_THAT(lines[1], HasSubstr("3 ! model 'm' version 3: version directory "));
-  EXPECT_THAT(lines[1], HasSubstr(", outside the repository root " +
-                                  fs::canonical(files).string() + " (refused)"));
+  EXPECT_THAT(lines[1], HasSubstr(", outside the repository root " + fs::canonical(files).string() +
+                                  " (refused)"));
 }
 
 }  // namespace

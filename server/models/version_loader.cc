@@ -71,11 +71,13 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadModelVersion(const Model::Optio
   }
   const BucketSessions& sessions = (*model)->sessions();
   const ModelConfig& resolved = (*model)->config();
-  spdlog::info("model '{}' version {} ready in {:.3f} s; sessions [{}]; {} instance(s) x {} thread(s); {}; arena {}",
-               name, version, absl::ToDoubleSeconds((*model)->load_duration()), SessionLabels(sessions),
-               resolved.instance_count, EffectiveIntraOpThreads(resolved, onyx::ProcessCpuQuota()),
-               PartitionSummary(sessions.session(0).partition_report()),
-               ArenaSummary(absl::StrCat(name, "/", version)));
+  spdlog::info(
+      "model '{}' version {} ready in {:.3f} s; sessions [{}]; {} instance(s) x {} thread(s); {}; "
+      "arena {}",
+      name, version, absl::ToDoubleSeconds((*model)->load_duration()), SessionLabels(sessions),
+      resolved.instance_count, EffectiveIntraOpThreads(resolved, onyx::ProcessCpuQuota()),
+      PartitionSummary(sessions.session(0).partition_report()),
+      ArenaSummary(absl::StrCat(name, "/", version)));
   return std::shared_ptr<const Model>(std::move(*model));
 }
 

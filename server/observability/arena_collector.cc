@@ -17,14 +17,16 @@ std::pair<std::string, std::string> SplitArenaGroup(const std::string& group) {
 std::vector<prometheus::MetricFamily> ArenaCollector::Collect() const {
   using prometheus::MetricType;
   std::vector<prometheus::MetricFamily> families = {
-      MakeFamily("onyx_arena_in_use_bytes", "Bytes of the arena held by live tensors", MetricType::Gauge),
+      MakeFamily("onyx_arena_in_use_bytes", "Bytes of the arena held by live tensors",
+                 MetricType::Gauge),
       MakeFamily("onyx_arena_reserved_bytes", "Bytes the arena obtained from the device allocator",
                  MetricType::Gauge),
       MakeFamily("onyx_arena_peak_in_use_bytes", "Largest in-use byte count of the arena",
                  MetricType::Gauge),
       MakeFamily("onyx_arena_largest_free_block_bytes", "Largest free chunk of the arena",
                  MetricType::Gauge),
-      MakeFamily("onyx_arena_allocations_total", "Allocations served by the arena", MetricType::Counter),
+      MakeFamily("onyx_arena_allocations_total", "Allocations served by the arena",
+                 MetricType::Counter),
       MakeFamily("onyx_arena_extends_total", "Regions the arena obtained from the device allocator",
                  MetricType::Counter),
       MakeFamily("onyx_arena_bin_chunks",
@@ -49,10 +51,8 @@ std::vector<prometheus::MetricFamily> ArenaCollector::Collect() const {
     AddSample(families[5], labels, static_cast<double>(s.extends));
     for (size_t b = 0; b < s.bin_chunks_in_use.size() && b < s.bin_chunks_free.size(); ++b) {
       const std::string min_bytes = std::to_string(onyx::kArenaMinChunkBytes << b);
-      AddSample(families[6], bin(min_bytes, "in_use"),
-                static_cast<double>(s.bin_chunks_in_use[b]));
-      AddSample(families[6], bin(min_bytes, "free"),
-                static_cast<double>(s.bin_chunks_free[b]));
+      AddSample(families[6], bin(min_bytes, "in_use"), static_cast<double>(s.bin_chunks_in_use[b]));
+      AddSample(families[6], bin(min_bytes, "free"), static_cast<double>(s.bin_chunks_free[b]));
     }
   }
   return families;

@@ -23,8 +23,8 @@ namespace onyx::server {
 // A dimension other than batch that requests are padded along.
 struct PaddedDim {
   struct Use {
-    std::string tensor;  // input or output name
-    size_t axis = 0;     // in the full shape (batch included)
+    std::string tensor;    // input or output name
+    size_t axis = 0;       // in the full shape (batch included)
     double pad_value = 0;  // inputs only: what fills the padded positions
   };
   std::string name;            // the dim_param, for messages

@@ -14,9 +14,9 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(Options o
   }
   const std::string who = absl::StrCat("DynamicBatcher for '", options.model_name, "': ");
   if (options.max_queue_size < 1 || options.instance_count < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        who, "max_queue_size and instance_count must be >= 1, got ", options.max_queue_size,
-        " and ", options.instance_count));
+    return absl::InvalidArgumentError(
+        absl::StrCat(who, "max_queue_size and instance_count must be >= 1, got ",
+                     options.max_queue_size, " and ", options.instance_count));
   }
   if (options.max_queue_delay < absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(who, "max_queue_delay must be >= 0"));
@@ -30,8 +30,7 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(Options o
   }
   const int64_t max_batch = options.max_batch_size == 0 ? largest : options.max_batch_size;
   if (options.clock == nullptr) options.clock = RealClock::Shared();
-  auto batcher =
-      std::unique_ptr<DynamicBatcher>(new DynamicBatcher(std::move(options), max_batch));
+  auto batcher = std::unique_ptr<DynamicBatcher>(new DynamicBatcher(std::move(options), max_batch));
   absl::MutexLock lock(&batcher->join_mu_);
   for (int64_t i = 0; i < batcher->options_.instance_count; ++i) {
     batcher->workers_.emplace_back([b = batcher.get()] { b->WorkerLoop(); });
@@ -43,7 +42,8 @@ absl::StatusOr<std::unique_ptr<DynamicBatcher>> DynamicBatcher::Create(Options o
 DynamicBatcher::DynamicBatcher(Options options, int64_t max_batch_size)
     : options_(std::move(options)),
       label_(absl::StrCat("model '", options_.model_name, "'",
-                          options_.model_version.empty() ? "" : " version ", options_.model_version)),
+                          options_.model_version.empty() ? "" : " version ",
+                          options_.model_version)),
       max_batch_size_(max_batch_size),
       clock_(options_.clock) {}
 
@@ -53,25 +53,25 @@ absl::Status DynamicBatcher::Enqueue(std::unique_ptr<InferenceRequest> request, 
   if (!options_.model->padded_dims().empty()) {
     absl::StatusOr<std::vector<size_t>> sizes = PaddedSizeIndexes(*options_.model, *request);
     if (!sizes.ok()) {
-      return absl::Status(sizes.status().code(), absl::StrCat(label_, ": ", sizes.status().message()));
+      return absl::Status(sizes.status().code(),
+                          absl::StrCat(label_, ": ", sizes.status().message()));
     }
   }
   const absl::Time now = clock_->Now();
   absl::MutexLock lock(&mu_);
   if (stopping_) {
-    return absl::UnavailableError(
-        absl::StrCat(label_, " is shutting down"));
+    return absl::UnavailableError(absl::StrCat(label_, " is shutting down"));
   }
   if (static_cast<int64_t>(queue_.size()) >= options_.max_queue_size) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(label_, ": queue full (max_queue_size ",
-                     options_.max_queue_size, " requests waiting)"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        label_, ": queue full (max_queue_size ", options_.max_queue_size, " requests waiting)"));
   }
   const absl::Time deadline = std::min(request->deadline, now + request->timeout);
   // A request with no rows (a model without buckets) still counts as one, so
   // that waiting workers see it.
   arrived_rows_ += std::max<int64_t>(request->batch_size, 1);
-  if (deadline < reaper_wake_ || (request->is_cancelled && now + kCancelPollInterval < reaper_wake_)) {
+  if (deadline < reaper_wake_ ||
+      (request->is_cancelled && now + kCancelPollInterval < reaper_wake_)) {
     ++reaper_kicks_;  // it must look at this one before it planned to wake
   }
   queue_.push_back(Entry{std::move(request), std::move(done), now, deadline, now});
@@ -107,11 +107,10 @@ void DynamicBatcher::RemoveDead(absl::Time now, Work* work) {
     // ours: a cancellation that close to the deadline is the deadline.
     if (now >= it->deadline ||
         (cancelled && now >= it->deadline - it->request->deadline_cancel_slack)) {
-      status = absl::DeadlineExceededError(absl::StrCat(
-          label_, ": deadline passed while the request was queued"));
+      status = absl::DeadlineExceededError(
+          absl::StrCat(label_, ": deadline passed while the request was queued"));
     } else if (cancelled) {
-      status = absl::CancelledError(
-          absl::StrCat(label_, ": request cancelled while queued"));
+      status = absl::CancelledError(absl::StrCat(label_, ": request cancelled while queued"));
     } else {
       ++it;
       continue;
@@ -142,9 +141,8 @@ std::vector<size_t> DynamicBatcher::PlanBatch(int64_t* rows) const {
 bool DynamicBatcher::TakeWork(Work* work) {
   absl::MutexLock lock(&mu_);
   while (true) {
-    auto has_work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return !queue_.empty() || stopping_;
-    };
+    auto has_work = [this]()
+                        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || stopping_; };
     mu_.Await(absl::Condition(&has_work));
     if (queue_.empty()) return false;  // stopping and drained
 
@@ -157,8 +155,8 @@ bool DynamicBatcher::TakeWork(Work* work) {
 
     int64_t rows = 0;
     std::vector<size_t> positions = PlanBatch(&rows);
-    const bool alone = positions.size() == 1 && (max_batch_size_ == 0 ||
-                                                 queue_.front().request->batch_size < 1);
+    const bool alone =
+        positions.size() == 1 && (max_batch_size_ == 0 || queue_.front().request->batch_size < 1);
     const absl::Time send_by = queue_.front().enqueued + options_.max_queue_delay;
     const bool full = rows >= max_batch_size_;
     if (alone || full || running_batches_ == 0 || now >= send_by || stopping_) {
@@ -201,7 +199,8 @@ void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
   absl::StatusOr<std::vector<InferenceResult>> results =
       RunBatchOnBucket(*options_.model, requests);
   if (!results.ok()) {  // engine errors name the node, not the model the client asked for
-    results = absl::Status(results.status().code(), absl::StrCat(label_, ": ", results.status().message()));
+    results = absl::Status(results.status().code(),
+                           absl::StrCat(label_, ": ", results.status().message()));
   }
   const absl::Duration compute = clock_->Now() - started;
   {
@@ -266,7 +265,8 @@ void DynamicBatcher::ReaperLoop() {
     const int64_t seen_kicks = reaper_kicks_;
     const bool seen_stopping = stopping_;
     auto changed = [this, seen_kicks, seen_stopping]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return reaper_kicks_ != seen_kicks || stopping_ != seen_stopping || (stopping_ && queue_.empty());
+      return reaper_kicks_ != seen_kicks || stopping_ != seen_stopping ||
+             (stopping_ && queue_.empty());
     };
     reaper_wake_ = wake;
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&changed), wake);

@@ -42,12 +42,11 @@
 // (InferenceRequest::deadline, or `timeout` after Enqueue) has passed is
 // completed with DEADLINE_EXCEEDED, and one whose is_cancelled() returns true
 // with CANCELLED (DEADLINE_EXCEEDED when within the request's
-// deadline_cancel_slack of that deadline); neither ever runs. This happens promptly even while every
-// worker is busy: one reaper thread per batcher sleeps until the earliest
-// queued deadline and, while any queued request has an is_cancelled, polls it
-// every kCancelPollInterval (cancellation has no event to wait on). A worker
-// forming a batch also drops such requests first. Each request's done runs
-// exactly once, outside the batcher's lock.
+// deadline_cancel_slack of that deadline); neither ever runs. This happens promptly even while
+// every worker is busy: one reaper thread per batcher sleeps until the earliest queued deadline
+// and, while any queued request has an is_cancelled, polls it every kCancelPollInterval
+// (cancellation has no event to wait on). A worker forming a batch also drops such requests first.
+// Each request's done runs exactly once, outside the batcher's lock.
 //
 // Workers are created by Create(), instance_count of them, plus the reaper; no
 // thread is started per request. Time comes from the injected Clock (tests use
@@ -165,12 +164,12 @@ class DynamicBatcher final : public Scheduler {
   void RunBatch(std::vector<Entry>& batch);
 
   const Options options_;
-  const std::string label_;  // "model 'mlp' version 1", from the options
+  const std::string label_;       // "model 'mlp' version 1", from the options
   const int64_t max_batch_size_;  // resolved; 0 for a model without buckets
   const std::shared_ptr<const Clock> clock_;
   mutable absl::Mutex mu_;
   std::deque<Entry> queue_ ABSL_GUARDED_BY(mu_);
-  int64_t running_ ABSL_GUARDED_BY(mu_) = 0;  // taken by workers, not yet completed
+  int64_t running_ ABSL_GUARDED_BY(mu_) = 0;          // taken by workers, not yet completed
   int64_t running_batches_ ABSL_GUARDED_BY(mu_) = 0;  // engine runs in progress (not replies)
   // Rows of every request ever enqueued: a worker waiting for a batch to fill
   // wakes once enough new rows arrived to possibly reach max_batch_size.

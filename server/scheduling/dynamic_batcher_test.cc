@@ -196,8 +196,7 @@ std::unique_ptr<DynamicBatcher> MakeBatcher(std::shared_ptr<const BucketedModel>
 // setup.instances = 2 the other one then waits for batches to fill; with one,
 // requests stay queued). The blocker is the first engine call; its outcome is
 // reported as index -1.
-void HoldOneWorker(DynamicBatcher& batcher, RowModel& row_model, Outcomes& outcomes,
-                   int64_t cols) {
+void HoldOneWorker(DynamicBatcher& batcher, RowModel& row_model, Outcomes& outcomes, int64_t cols) {
   ASSERT_TRUE(batcher.Enqueue(Rows(1, cols, kBlock), outcomes.Callback(-1)).ok());
   ASSERT_TRUE(row_model.AwaitRunning(1));
 }
@@ -319,11 +318,12 @@ TEST(DynamicBatcherTest, AWaitingBatchRunsOnceTheOtherEngineRunEnds) {
   // its worker cannot come back to the queue.
   absl::Notification replied, release;
   ASSERT_TRUE(batcher
-                  ->Enqueue(Rows(1, 1, kBlock),
-                            [&](absl::StatusOr<InferenceResult>) {
-                              replied.Notify();
-                              release.WaitForNotification();
-                            })
+                  ->Enqueue(
+                      Rows(1, 1, kBlock),
+                      [&](absl::StatusOr<InferenceResult>) {
+    replied.Notify();
+    release.WaitForNotification();
+                      })
                   .ok());
   ASSERT_TRUE(row_model.AwaitRunning(1));
   auto input = Rows(2, 1, 5);
@@ -382,10 +382,10 @@ TEST(DynamicBatcherTest, IncompatibleRequestsAreNeverMerged) {
   auto batcher = MakeBatcher(row_model.model(), clock, setup);
   HoldOneWorker(*batcher, row_model, outcomes, 2);
   std::vector<std::unique_ptr<InferenceRequest>> inputs;
-  inputs.push_back(Rows(1, 2, 1));               // A
-  inputs.push_back(Rows(1, 3, 100));             // B: other trailing dims
-  inputs.push_back(Rows(1, 2, 200, {"z"}));      // C: other outputs
-  inputs.push_back(Rows(2, 2, 300));             // D: compatible with A
+  inputs.push_back(Rows(1, 2, 1));                // A
+  inputs.push_back(Rows(1, 3, 100));              // B: other trailing dims
+  inputs.push_back(Rows(1, 2, 200, {"z"}));       // C: other outputs
+  inputs.push_back(Rows(2, 2, 300));              // D: compatible with A
   inputs.push_back(Rows(1, 2, 400, {"y", "z"}));  // E: other outputs again
   for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
     ASSERT_TRUE(
@@ -445,7 +445,8 @@ TEST(DynamicBatcherTest, PaddingAndSlicingAreExactForMixedBatchSizes) {
   // Rows 6 and 7 of the third run are padding.
   const std::vector<float> third = FloatValues(calls[2].feeds.at(0).second.tensor());
   EXPECT_THAT(std::vector<float>(third.begin() + 12, third.end()), ElementsAre(0, 0, 0, 0));
-  for (size_t i = 0; i < sizes.size(); ++i) ExpectRows(outcomes, static_cast<int>(i), *inputs[i], 2);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    ExpectRows(outcomes, static_cast<int>(i), *inputs[i], 2);
 }
 
 TEST(DynamicBatcherTest, FullQueueIsResourceExhausted) {
@@ -671,8 +672,7 @@ TEST(DynamicBatcherTest, StopAnswersDeadAndLiveQueuedRequestsExactlyOnce) {
   ExpectRows(outcomes, 3, *live_b, 1);
   EXPECT_TRUE(outcomes.Get(-1).ok());
   EXPECT_EQ(batcher->InFlight(), 0);
-  EXPECT_THAT(AllEngineInputs(*row_model.model()),
-              ::testing::UnorderedElementsAre(kBlock, 10, 40));
+  EXPECT_THAT(AllEngineInputs(*row_model.model()), ::testing::UnorderedElementsAre(kBlock, 10, 40));
 }
 
 TEST(DynamicBatcherTest, InstanceCountWorkersRunConcurrentlyAndNoMore) {
@@ -770,9 +770,9 @@ TEST(DynamicBatcherTest, ModelWithoutBucketsRunsRequestsAlone) {
 std::shared_ptr<FakeModel> TimedEchoModel(std::shared_ptr<FakeClock> clock, Gate& gate,
                                           absl::Duration run) {
   return std::make_shared<FakeModel>(
-      std::vector<int64_t>{8},
-      gate.Wrap([clock, run](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
-                    -> absl::StatusOr<std::vector<onyx::Value>> {
+      std::vector<int64_t>{8}, gate.Wrap([clock, run](size_t, const onyx::Feeds& feeds,
+                                                      const std::vector<std::string>& outputs)
+                                             -> absl::StatusOr<std::vector<onyx::Value>> {
         clock->Advance(run);
         return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
       }));

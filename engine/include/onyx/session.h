@@ -34,10 +34,10 @@ using Feeds = std::vector<std::pair<std::string, Value>>;
 
 class InferenceSession {
  public:
-  static absl::StatusOr<std::unique_ptr<InferenceSession>> Create(
-      const std::string& model_path, const SessionOptions& options);
-  static absl::StatusOr<std::unique_ptr<InferenceSession>> CreateFromBytes(
-      std::string_view model_bytes, const SessionOptions& options);
+  static absl::StatusOr<std::unique_ptr<InferenceSession>> Create(const std::string& model_path,
+                                                                  const SessionOptions& options);
+  static absl::StatusOr<std::unique_ptr<InferenceSession>> CreateFromBytes(std::string_view model_bytes,
+                                                                           const SessionOptions& options);
   ~InferenceSession();
 
   // Runs the model. Every graph input without an initializer must be fed once;

@@ -20,7 +20,7 @@ struct MemoryPlanInfo {
 };
 
 struct FallbackNode {
-  std::string node;      // node name (or "<op_type>#<index>" when unnamed)
+  std::string node;  // node name (or "<op_type>#<index>" when unnamed)
   std::string op_type;
   std::string provider;  // the preferred provider that declined it
   std::string reason;    // the kernel registry's explanation
@@ -29,8 +29,8 @@ struct FallbackNode {
 // How the graph was split over the providers.
 struct PartitionReport {
   std::map<std::string, int64_t> nodes_per_provider;
-  int64_t partitions = 0;     // maximal runs of consecutive nodes on one provider
-  int64_t memcpy_nodes = 0;   // copies inserted at device boundaries
+  int64_t partitions = 0;    // maximal runs of consecutive nodes on one provider
+  int64_t memcpy_nodes = 0;  // copies inserted at device boundaries
   std::vector<FallbackNode> fallback_nodes;
   std::string ToString() const;
 };
@@ -38,16 +38,16 @@ struct PartitionReport {
 // Upper bounds (ns) of the kernel latency histogram every node keeps: 1 µs to
 // 1 s, roughly 1-2.5-5 per decade. KernelStats::bucket_counts has one count per
 // bound plus a last one for slower runs (+Inf).
-inline constexpr int64_t kKernelLatencyBoundsNs[] = {
-    1'000,      2'500,      5'000,      10'000,      25'000,      50'000,      100'000,
-    250'000,    500'000,    1'000'000,  2'500'000,   5'000'000,   10'000'000,  25'000'000,
-    50'000'000, 100'000'000, 250'000'000, 500'000'000, 1'000'000'000};
+inline constexpr int64_t kKernelLatencyBoundsNs[] = {1'000,       2'500,       5'000,       10'000,       25'000,
+                                                     50'000,      100'000,     250'000,     500'000,      1'000'000,
+                                                     2'500'000,   5'000'000,   10'000'000,  25'000'000,   50'000'000,
+                                                     100'000'000, 250'000'000, 500'000'000, 1'000'000'000};
 inline constexpr size_t kKernelLatencyBuckets = std::size(kKernelLatencyBoundsNs) + 1;
 
 // Latency of one node of the main graph over all runs of a session. Counted
 // always (relaxed atomics, no lock or allocation per run).
 struct KernelStats {
-  std::string node;      // node label, e.g. "Conv 'conv1'"
+  std::string node;  // node label, e.g. "Conv 'conv1'"
   std::string op_type;
   std::string provider;
   int64_t count = 0;

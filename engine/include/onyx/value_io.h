@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "onyx/value_info.h"
 #include "onyx/tensor.h"
+#include "onyx/value_info.h"
 
 namespace onyx {
 
@@ -15,7 +15,6 @@ namespace onyx {
 absl::StatusOr<Value> ReadValueFile(const std::string& path, ValueInfo::Kind kind);
 
 // Writes `value` as the message matching `kind`, with `name` set.
-absl::Status WriteValueFile(const std::string& path, const Value& value, ValueInfo::Kind kind,
-                            const std::string& name);
+absl::Status WriteValueFile(const std::string& path, const Value& value, ValueInfo::Kind kind, const std::string& name);
 
 }  // namespace onyx

@@ -4,8 +4,8 @@
 // otherwise they are applied in place on the CPU Conv kernel's output.
 #include "common/parallel_for.h"
 #include "framework/op_kernel.h"
-#include "onyx/status_macros.h"
 #include "graph/op_domains.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/fused/fused_kernels.h"
 #include "providers/cpu/nn/dnnl_conv.h"
 

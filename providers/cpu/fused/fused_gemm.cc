@@ -1,8 +1,8 @@
 // com.onyx FusedGemm(A, B, C?): the ONNX Gemm with its attributes, then the
 // activation ("Relu") applied in place on the product while it is in cache.
 #include "framework/op_kernel.h"
-#include "onyx/status_macros.h"
 #include "graph/op_domains.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/fused/fused_kernels.h"
 
 namespace onyx {

@@ -48,13 +48,17 @@ absl::StatusOr<ConvActivation> ParseFusedActivation(const OpKernelInfo& info) {
   const std::vector<float> params = info.AttrOr<std::vector<float>>("activation_params", {});
   size_t expected = 0;
   switch (*kind) {
-    case K::kNone: case K::kRelu: case K::kSigmoid: expected = 0; break;
-    case K::kLeakyRelu: case K::kSwish: expected = 1; break;
-    case K::kClip: case K::kHardSigmoid: expected = 2; break;
+    case K::kNone:
+    case K::kRelu:
+    case K::kSigmoid: expected = 0; break;
+    case K::kLeakyRelu:
+    case K::kSwish: expected = 1; break;
+    case K::kClip:
+    case K::kHardSigmoid: expected = 2; break;
   }
   if (params.size() != expected) {
-    return info.Error(absl::StrCat("activation '", name, "' takes ", expected, " activation_params, received ",
-                                   params.size()));
+    return info.Error(
+        absl::StrCat("activation '", name, "' takes ", expected, " activation_params, received ", params.size()));
   }
   ConvActivation a;
   a.kind = *kind;

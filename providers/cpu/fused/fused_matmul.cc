@@ -2,8 +2,8 @@
 // GEMM over all of A's leading dimensions, then the optional `activation`
 // ("Relu").
 #include "framework/op_kernel.h"
-#include "onyx/status_macros.h"
 #include "graph/op_domains.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/fused/fused_kernels.h"
 #include "providers/cpu/math/gemm_util.h"
 
@@ -23,12 +23,12 @@ class FusedMatMul final : public OpKernel {
     const Tensor& bias = *ctx.Input(2);
     if (a.rank() < 1 || b.rank() != 2 || a.dims().back() != b.dims()[0] || bias.num_elements() != b.dims()[1] ||
         a.type() != DataType::kFloat) {
-      return ctx.Error("expects float A [..., K], B [K, N] and bias [N]; received " + DimsToString(a.dims()) +
-                       ", " + DimsToString(b.dims()) + ", " + DimsToString(bias.dims()));
+      return ctx.Error("expects float A [..., K], B [K, N] and bias [N]; received " + DimsToString(a.dims()) + ", " +
+                       DimsToString(b.dims()) + ", " + DimsToString(bias.dims()));
     }
     const int64_t k = b.dims()[0], n = b.dims()[1];
-    const int64_t rows = k == 0 ? NumElements(absl::MakeConstSpan(a.dims()).subspan(0, a.rank() - 1))
-                                : a.num_elements() / k;
+    const int64_t rows =
+        k == 0 ? NumElements(absl::MakeConstSpan(a.dims()).subspan(0, a.rank() - 1)) : a.num_elements() / k;
     Dims out_dims = a.dims();
     out_dims.back() = n;
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, DataType::kFloat));

@@ -3,8 +3,8 @@
 
 #include "common/parallel_for.h"
 #include "framework/op_kernel.h"
-#include "onyx/status_macros.h"
 #include "graph/op_domains.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/fused/fused_kernels.h"
 
 namespace onyx {

@@ -3,8 +3,8 @@
 // (dnnl_conv.h: its own layouts, weights reordered once, bias as a post-op);
 // the rest (weights computed at run time, double, float16/bfloat16 computed
 // in float) take im2col per image and group, then one gemm.
-#include "onyx/status_macros.h"
 #include "framework/op_kernel.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_attributes.h"
 #include "providers/cpu/nn/conv_util.h"
@@ -51,8 +51,8 @@ class Conv final : public OpKernel {
     RETURN_IF_ERROR(DispatchList(FloatCompute{}, x.type(), [&](auto tag) -> absl::Status {
       using T = decltype(tag);
       T* py = y.mutable_data<T>();
-      RETURN_IF_ERROR(ConvForward<T>(x.data<T>(), w.data<T>(), s.batch, s.in_channels, s.out_channels, group_,
-                                     s.geometry, py));
+      RETURN_IF_ERROR(
+          ConvForward<T>(x.data<T>(), w.data<T>(), s.batch, s.in_channels, s.out_channels, group_, s.geometry, py));
       if (b_in != nullptr) {
         const T* pb = bias.data<T>();
         for (int64_t nc = 0; nc < s.batch * s.out_channels; ++nc) {

@@ -21,7 +21,7 @@ struct DnnlConvolution::Compiled {
   memory::desc plain_src, plain_dst;  // the caller's row-major layouts
   memory::desc src, dst;              // the primitive's
   std::optional<dnnl::reorder> src_in, dst_in, dst_out;
-  memory weights;                     // reordered once, in the primitive's layout
+  memory weights;  // reordered once, in the primitive's layout
   std::optional<memory> bias;
   memory::desc scratchpad;
 };
@@ -106,17 +106,16 @@ absl::StatusOr<ConvActivation::Kind> ParseConvActivation(absl::string_view name)
       "activation must be one of Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, Swish; received '", name, "'"));
 }
 
-DnnlConvolution::DnnlConvolution(const ConvAttributes& attrs, int64_t group, const Tensor& weights,
-                                 const Tensor* bias, const ConvPostOps& post_ops)
+DnnlConvolution::DnnlConvolution(const ConvAttributes& attrs, int64_t group, const Tensor& weights, const Tensor* bias,
+                                 const ConvPostOps& post_ops)
     : attrs_(attrs), group_(group), weights_(weights), post_ops_(post_ops) {
   if (bias != nullptr) bias_ = *bias;
 }
 
 DnnlConvolution::~DnnlConvolution() = default;
 
-absl::StatusOr<std::unique_ptr<DnnlConvolution>> DnnlConvolution::Create(const ConvAttributes& attrs,
-                                                                         int64_t group, const Tensor& weights,
-                                                                         const Tensor* bias,
+absl::StatusOr<std::unique_ptr<DnnlConvolution>> DnnlConvolution::Create(const ConvAttributes& attrs, int64_t group,
+                                                                         const Tensor& weights, const Tensor* bias,
                                                                          const ConvPostOps& post_ops,
                                                                          const Dims& known_input) {
   const size_t rank = weights.dims().size();
@@ -124,8 +123,8 @@ absl::StatusOr<std::unique_ptr<DnnlConvolution>> DnnlConvolution::Create(const C
     return absl::UnimplementedError("oneDNN convolution runs float weights only");
   }
   if (rank < 3 || rank > 5 || group < 1) {
-    return absl::UnimplementedError(absl::StrCat("oneDNN convolution takes 1 to 3 spatial dims, weights have ",
-                                                 rank > 2 ? rank - 2 : 0));
+    return absl::UnimplementedError(
+        absl::StrCat("oneDNN convolution takes 1 to 3 spatial dims, weights have ", rank > 2 ? rank - 2 : 0));
   }
   if (bias != nullptr && bias->num_elements() != weights.dims()[0]) {
     return absl::InvalidArgumentError(
@@ -192,8 +191,7 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
     const memory::desc any_dst(ToDnnl(s.out_dims), f32, memory::format_tag::any);
     const memory::desc any_w(w_dims, f32, memory::format_tag::any);
     const bool has_bias = bias_.type() == DataType::kFloat;
-    const memory::desc bias_md = has_bias ? memory::desc({s.out_channels}, f32, memory::format_tag::x)
-                                          : memory::desc();
+    const memory::desc bias_md = has_bias ? memory::desc({s.out_channels}, f32, memory::format_tag::x) : memory::desc();
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                          any_src, any_w, bias_md, any_dst, strides, dilations, pad_l, pad_r);
     dnnl::post_ops ops;
@@ -208,15 +206,15 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
     compiled->dst = pd.dst_desc();
     compiled->scratchpad = pd.scratchpad_desc();
     if (compiled->src != compiled->plain_src) {
-      compiled->src_in = dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->plain_src,
-                                                                     CpuEngine(), compiled->src));
+      compiled->src_in =
+          dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->plain_src, CpuEngine(), compiled->src));
     }
     if (compiled->dst != compiled->plain_dst) {
-      compiled->dst_out = dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->dst, CpuEngine(),
-                                                                      compiled->plain_dst));
+      compiled->dst_out =
+          dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->dst, CpuEngine(), compiled->plain_dst));
       if (post_ops_.residual) {
-        compiled->dst_in = dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->plain_dst,
-                                                                       CpuEngine(), compiled->dst));
+        compiled->dst_in =
+            dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->plain_dst, CpuEngine(), compiled->dst));
       }
     }
     // The weights, once, in the primitive's layout (its own allocation).
@@ -242,8 +240,8 @@ absl::Status DnnlConvolution::Run(const Tensor& x, const Tensor* z, Tensor& y) c
   }
   ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(x.dims()));
   if (NumElements(y.dims()) != static_cast<int64_t>(c->plain_dst.get_size() / sizeof(float))) {
-    return absl::InvalidArgumentError(absl::StrCat("output ", DimsToString(y.dims()), " does not fit X ",
-                                                   DimsToString(x.dims())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("output ", DimsToString(y.dims()), " does not fit X ", DimsToString(x.dims())));
   }
   return Guarded("convolution run", [&]() -> absl::Status {
     ApplyThreadSettings();
@@ -274,10 +272,8 @@ absl::Status DnnlConvolution::Run(const Tensor& x, const Tensor* z, Tensor& y) c
     void* pad = KernelScratchBytes(kScratchPrimitive, c->scratchpad.get_size());
     if (pad == nullptr) return absl::ResourceExhaustedError("no memory for the convolution's scratchpad");
     memory scratchpad(c->scratchpad, engine, pad);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
-                                            {DNNL_ARG_WEIGHTS, c->weights},
-                                            {DNNL_ARG_DST, dst},
-                                            {DNNL_ARG_SCRATCHPAD, scratchpad}};
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c->weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratchpad}};
     if (c->bias) args.emplace(DNNL_ARG_BIAS, *c->bias);
     c->conv.execute(stream, args);
     if (c->dst_out) c->dst_out->execute(stream, dst, user_dst);
@@ -302,8 +298,8 @@ absl::StatusOr<std::unique_ptr<DnnlConvolution>> CreateDnnlConvolutionFor(const 
       }
     }
   }
-  auto conv = DnnlConvolution::Create(ConvAttributes::FromInfo(info), info.AttrOr<int64_t>("group", 1), *w, b,
-                                      post_ops, known);
+  auto conv =
+      DnnlConvolution::Create(ConvAttributes::FromInfo(info), info.AttrOr<int64_t>("group", 1), *w, b, post_ops, known);
   if (!conv.ok() && absl::IsUnimplemented(conv.status())) return nullptr;
   if (!conv.ok()) return info.Error(conv.status().message());
   return conv;

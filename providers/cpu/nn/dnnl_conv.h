@@ -50,8 +50,7 @@ class DnnlConvolution {
   // its own path); INVALID_ARGUMENT for shapes that do not fit.
   static absl::StatusOr<std::unique_ptr<DnnlConvolution>> Create(const ConvAttributes& attrs, int64_t group,
                                                                  const Tensor& weights, const Tensor* bias,
-                                                                 const ConvPostOps& post_ops,
-                                                                 const Dims& known_input);
+                                                                 const ConvPostOps& post_ops, const Dims& known_input);
   ~DnnlConvolution();
 
   // Computes y from x (float, [N, C, d...]) and, with a residual post-op, z

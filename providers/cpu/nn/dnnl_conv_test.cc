@@ -15,7 +15,7 @@ namespace {
 
 struct Case {
   const char* name;
-  Dims x;                 // [N, C, spatial...]
+  Dims x;  // [N, C, spatial...]
   int64_t out_channels;
   int64_t group;
   std::vector<int64_t> kernel, strides, dilations, pads;  // pads: begins then ends
@@ -47,8 +47,8 @@ double Activate(const ConvActivation& a, double v) {
 
 // y[n, m, o...] = act(b[m] + z[n, m, o...] + sum over c in m's group and
 // taps k of x[n, c, o * s - p + k * d] * w[m, c, k]).
-std::vector<double> DirectConv(const Case& c, const Tensor& x, const Tensor& w, const Tensor* b,
-                               const Tensor* z, const Dims& out) {
+std::vector<double> DirectConv(const Case& c, const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* z,
+                               const Dims& out) {
   const size_t rank = c.kernel.size();
   const int64_t n_batch = c.x[0], in_c = c.x[1], m_out = c.out_channels;
   const int64_t cpg = in_c / c.group, mpg = m_out / c.group;
@@ -155,20 +155,49 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"pointwise_no_bias", {1, 33, 5, 5}, 31, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false},
         Case{"conv1d", {2, 4, 20}, 6, 2, {5}, {2}, {2}, {3, 1}},
         Case{"conv3d", {1, 3, 5, 6, 7}, 4, 1, {3, 2, 3}, {1, 2, 1}, {1, 1, 2}, {1, 0, 2, 1, 1, 2}},
-        Case{"residual_relu", {1, 16, 7, 7}, 16, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true,
-             Post(true, K::kRelu)},
-        Case{"residual_blocked_odd", {2, 9, 6, 5}, 21, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true,
+        Case{"residual_relu", {1, 16, 7, 7}, 16, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(true, K::kRelu)},
+        Case{"residual_blocked_odd",
+             {2, 9, 6, 5},
+             21,
+             1,
+             {1, 1},
+             {1, 1},
+             {1, 1},
+             {0, 0, 0, 0},
+             true,
              Post(true, K::kNone)},
-        Case{"leaky_relu", {1, 8, 6, 6}, 8, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true,
+        Case{"leaky_relu",
+             {1, 8, 6, 6},
+             8,
+             8,
+             {3, 3},
+             {1, 1},
+             {1, 1},
+             {1, 1, 1, 1},
+             true,
              Post(false, K::kLeakyRelu, 0.1f)},
-        Case{"clip_relu6", {1, 24, 6, 6}, 24, 24, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true,
+        Case{"clip_relu6",
+             {1, 24, 6, 6},
+             24,
+             24,
+             {3, 3},
+             {1, 1},
+             {1, 1},
+             {1, 1, 1, 1},
+             true,
              Post(false, K::kClip, 0.f, 6.f)},
-        Case{"sigmoid", {1, 10, 5, 5}, 3, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true,
-             Post(false, K::kSigmoid)},
-        Case{"hard_sigmoid", {1, 10, 5, 5}, 12, 2, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true,
+        Case{"sigmoid", {1, 10, 5, 5}, 3, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSigmoid)},
+        Case{"hard_sigmoid",
+             {1, 10, 5, 5},
+             12,
+             2,
+             {1, 1},
+             {1, 1},
+             {1, 1},
+             {0, 0, 0, 0},
+             true,
              Post(false, K::kHardSigmoid, 1.f / 6, 0.5f)},
-        Case{"swish", {1, 32, 8, 8}, 32, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true,
-             Post(false, K::kSwish, 1.f)}),
+        Case{"swish", {1, 32, 8, 8}, 32, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSwish, 1.f)}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST(DnnlConvErrorTest, MismatchedShapesAreInvalidArgument) {
