@@ -12,9 +12,11 @@ namespace onyx::cli {
 
 int RunCommand(const std::vector<std::string>& args);
 int InspectCommand(const std::vector<std::string>& args);
+int BenchCommand(const std::vector<std::string>& args);
 
 extern const char kRunHelp[];
 extern const char kInspectHelp[];
+extern const char kBenchHelp[];
 
 // Splits "a,b" into {"a", "b"}.
 std::vector<std::string> SplitList(const std::string& text);

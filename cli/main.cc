@@ -1,4 +1,4 @@
-// onyx: run or inspect an ONNX model with the onyx engine, outside the server.
+// onyx: run, inspect or benchmark an ONNX model with the onyx engine, outside the server.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -14,6 +14,7 @@ const char kHelp[] =
     "commands:\n"
     "  run       run a model on ONNX test-data files (input_N.pb -> output_N.pb)\n"
     "  inspect   print a model's inputs, outputs, op histogram and partition report\n"
+    "  bench     time a model on random inputs; prints latency, session creation and peak RSS as JSON\n"
     "\n"
     "`onyx <command> --help` explains each command's flags.\n";
 
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "run") return onyx::cli::RunCommand(args);
   if (command == "inspect") return onyx::cli::InspectCommand(args);
-  std::fprintf(stderr, "onyx: unknown command '%s' (expected run or inspect)\n", command.c_str());
+  if (command == "bench") return onyx::cli::BenchCommand(args);
+  std::fprintf(stderr, "onyx: unknown command '%s' (expected run, inspect or bench)\n", command.c_str());
   return 2;
 }

@@ -1,0 +1,353 @@
+#!/usr/bin/python3
+"""Runs onyx (`onyx bench`) and ONNX Runtime (ort_bench.js) side by side on the
+models of gen_models.py and writes the comparison table.
+
+usage: compare.py --onyx BIN --peer NODE_MODULES --models-dir DIR [options]
+(run.sh passes these; see run.sh --help for the options.)
+
+For each model: an agreement check (onyx run and ONNX Runtime on the same
+stored batch, rtol 1e-3 / atol 1e-4, both also against torch's output), then
+for each thread count and batch, `--rounds` rounds of one onyx process and one
+ONNX Runtime process (order alternating per round), both pinned with taskset
+to the same first N CPUs, same warm-up and iterations, every input dimension
+fixed. The median of the rounds' medians is reported.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+RTOL, ATOL = 1e-3, 1e-4
+BEGIN = "<!-- bench/compare_ort: begin (written by bench/compare_ort/run.sh; replaced on rerun) -->"
+END = "<!-- bench/compare_ort: end -->"
+
+
+def int_list(text):
+    try:
+        values = [int(x) for x in text.split(",") if x]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list of integers, received '{text}'")
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, received '{text}'")
+    return values
+
+
+def cpu_list(text):
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected CPU numbers such as 0,1, received '{text}'")
+    if min(values) < 0 or len(set(values)) != len(values):
+        raise argparse.ArgumentTypeError(f"expected distinct CPU numbers, received '{text}'")
+    return values
+
+
+def positive(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, received '{text}'")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, received '{text}'")
+    return value
+
+
+def run_json(cmd, env=None, timeout=1800):
+    """Runs cmd; returns (parsed last stdout line, None) or (None, error text)."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout} s"
+    if p.returncode != 0:
+        return None, (p.stderr.strip() or p.stdout.strip())[-400:] or f"exit {p.returncode}"
+    try:
+        return json.loads(p.stdout.strip().splitlines()[-1]), None
+    except (ValueError, IndexError):
+        return None, f"no JSON line in output: {p.stdout[-200:]!r}"
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.env = dict(os.environ, NODE_PATH=args.peer)
+        self.here = os.path.dirname(os.path.abspath(__file__))
+
+    def pin(self, threads):
+        return ["taskset", "-c", ",".join(str(c) for c in self.args.cpus[:threads])]
+
+    def onyx_bench(self, model, threads, batch):
+        a = self.args
+        return run_json(self.pin(threads) + [a.onyx, "bench", model, "--threads", str(threads), "--batch", str(batch),
+                                             "--iterations", str(a.iterations), "--warmup", str(a.warmup),
+                                             "--op-stats"])
+
+    def ort_bench(self, model, threads, batch, inputs):
+        a = self.args
+        return run_json(self.pin(threads) + ["node", os.path.join(self.here, "ort_bench.js"), model,
+                                             "--inputs", json.dumps(inputs), "--threads", str(threads),
+                                             "--free-dim", f"batch={batch}", "--iterations", str(a.iterations),
+                                             "--warmup", str(a.warmup)], env=self.env)
+
+    def agreement(self, case):
+        """Max |onyx - ORT|, |onyx - torch|, |ORT - torch| and whether onyx agrees with ORT."""
+        data = os.path.join(case, "test_data_set_0")
+        model = os.path.join(case, "model.onnx")
+        with open(os.path.join(case, "meta.json")) as f:
+            meta = json.load(f)
+        torch_out = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, "output_0.pb")))
+        with tempfile.TemporaryDirectory() as tmp:
+            p = subprocess.run(self.pin(1) + [self.args.onyx, "run", "--model", model, "--inputs", data,
+                                              "--outputs", tmp, "--threads", "1"], capture_output=True, text=True)
+            if p.returncode != 0:
+                return {"error": "onyx run: " + p.stderr.strip()[-300:]}
+            onyx_out = numpy_helper.to_array(onnx.load_tensor(os.path.join(tmp, "output_0.pb")))
+            dims = [meta["reference_batch"]] + meta["inputs"][0]["dims"][1:]
+            with open(os.path.join(tmp, "inputs.json"), "w") as f:
+                json.dump([{"name": meta["inputs"][0]["name"], "dtype": "float32", "dims": dims,
+                            "file": "input_0.bin"}], f)
+            os.symlink(os.path.join(data, "input_0.bin"), os.path.join(tmp, "input_0.bin"))
+            p = subprocess.run(self.pin(1) + ["node", os.path.join(self.here, "ort_bench.js"), model, "--run", tmp],
+                               capture_output=True, text=True, env=self.env)
+            if p.returncode != 0:
+                return {"error": "onnxruntime: " + p.stderr.strip()[-300:]}
+            with open(os.path.join(tmp, "ort_outputs.json")) as f:
+                spec = json.load(f)[0]
+            ort_out = np.fromfile(os.path.join(tmp, spec["file"]), dtype=np.float32).reshape(spec["dims"])
+        if onyx_out.shape != ort_out.shape:
+            return {"error": f"onyx shape {onyx_out.shape} != ORT {ort_out.shape}"}
+        return {"onyx_vs_ort": float(np.abs(onyx_out - ort_out).max()),
+                "onyx_vs_torch": float(np.abs(onyx_out - torch_out).max()),
+                "ort_vs_torch": float(np.abs(ort_out - torch_out).max()),
+                "output_abs_max": float(np.abs(torch_out).max()),
+                "agree": bool(np.allclose(onyx_out, ort_out, rtol=RTOL, atol=ATOL))}
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def measure(runner, name, case, threads, batch, rounds):
+    """Median over rounds of each engine's fields; errors as {'error': text}."""
+    model = os.path.join(case, "model.onnx")
+    onyx_runs, ort_runs = [], []
+    for r in range(rounds):
+        order = ["onyx", "ort"] if r % 2 == 0 else ["ort", "onyx"]
+        for engine in order:
+            if engine == "onyx":
+                result, error = runner.onyx_bench(model, threads, batch)
+                if error:
+                    return {"error": f"onyx bench: {error}"}
+                onyx_runs.append(result)
+            else:
+                # Same input ranges and shapes as onyx's; a first onyx run tells them.
+                if not onyx_runs:
+                    result, error = runner.onyx_bench(model, threads, batch)
+                    if error:
+                        return {"error": f"onyx bench: {error}"}
+                    onyx_runs.append(result)
+                result, error = runner.ort_bench(model, threads, batch, onyx_runs[0]["inputs"])
+                if error:
+                    return {"error": f"onnxruntime: {error}"}
+                ort_runs.append(result)
+        print(f"  {name} threads={threads} batch={batch} round {r + 1}: onyx {onyx_runs[-1]['median_ms']:.2f} ms, "
+              f"ORT {ort_runs[-1]['median_ms']:.2f} ms", file=sys.stderr, flush=True)
+    fields = ["median_ms", "p90_ms", "min_ms", "session_ms", "peak_rss_mb", "start_rss_mb"]
+    out = {"onyx": {f: median([x[f] for x in onyx_runs]) for f in fields},
+           "ort": {f: median([x[f] for x in ort_runs]) for f in fields}}
+    ops = {}
+    for run in onyx_runs:
+        for op, ms in run.get("op_ms", {}).items():
+            ops.setdefault(op, []).append(ms)
+    out["onyx"]["op_ms"] = {op: median(v) for op, v in ops.items()}
+    return out
+
+
+def fmt_ms(x):
+    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def machine_notes():
+    cpu = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return cpu, os.cpu_count()
+
+
+def render(args, results, agreement, load_before, load_after, started, elapsed):
+    settings = [(t, b) for t in args.threads for b in args.batches]
+    lines = [BEGIN, f"## CNNs vs ONNX Runtime: latency, session creation, peak RSS ({started:%Y-%m-%d})", ""]
+    lines.append(f"`{args.command}`" if args.command else "")
+    cpu, cores = machine_notes()
+    busy = max(load_before[0], load_after[0]) > 0.5 * cores
+    lines += ["", f"{cpu}, {cores} CPUs; onyx {args.revision}; ONNX Runtime {args.ort_version} "
+              f"(onnxruntime-node, CPU). Models from `bench/compare_ort/gen_models.py` (torchvision "
+              f"architectures and a U-Net/FPN segmenter, random weights with calibrated-then-perturbed "
+              f"BatchNorm statistics, opset 17, dynamic batch). Each cell: {args.warmup} warm-up and "
+              f"{args.iterations} timed runs per process, median of {args.rounds} round(s) of one onyx and one "
+              f"ONNX Runtime process (order alternating), both pinned with `taskset` to CPUs "
+              f"{','.join(map(str, args.cpus[:max(args.threads)]))} (the first N for N threads), every input "
+              f"dimension fixed (`onyx bench`'s shape overrides, ORT's `freeDimensionOverrides`), ORT with "
+              f"intra-op threads N, inter-op 1, graph optimization 'all'. Ratio = onyx / ORT (below 1: onyx faster). "
+              f"Run took {elapsed / 60:.1f} min; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
+              + (" — **measured while the machine was busy** (other jobs shared the CPUs), so absolute times "
+                 "are noisy; the alternation keeps the ratios comparable." if busy else "."), ""]
+    head = "| model | " + " | ".join(f"{t} thr, b{b}: onyx / ORT ms | ratio" for t, b in settings) + " |"
+    lines += ["### Median latency", "", head, "|---|" + "---|---|" * len(settings)]
+    ratios = {s: [] for s in settings}
+    for name in args.models:
+        cells = []
+        for s in settings:
+            r = results.get((name, *s))
+            if r is None or "error" in r:
+                cells += ["error", "—"]
+                continue
+            ratio = r["onyx"]["median_ms"] / r["ort"]["median_ms"]
+            ratios[s].append(ratio)
+            cells += [f"{fmt_ms(r['onyx']['median_ms'])} / {fmt_ms(r['ort']['median_ms'])}", f"{ratio:.2f}"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("| **geometric mean** | " + " | ".join(f" | **{geomean(ratios[s]):.2f}**" for s in settings) + " |")
+    lines.append("")
+    for t in args.threads:
+        all_t = [x for s in settings if s[0] == t for x in ratios[s]]
+        lines.append(f"Geometric mean of onyx / ORT at {t} thread{'s' if t > 1 else ''} (all models and batches): "
+                     f"**{geomean(all_t):.2f}** ({len(all_t)} cells); slowest cell {max(all_t):.2f}."
+                     if all_t else f"No results at {t} threads.")
+        lines.append("")
+    t0, b0 = args.threads[0], args.batches[0]
+    bmax = args.batches[-1]
+    lines += [f"### Session creation, peak RSS, agreement, where onyx spends its time", "",
+              f"Session creation at {t0} thread, batch {b0}. Peak RSS (VmHWM) at {t0} thread, batch {bmax}; "
+              f"'added' is peak minus the process's RSS just before the session was created (node and the ORT "
+              f"library for ORT, the onyx binary for onyx), the memory the engine itself took. Agreement: onyx "
+              f"(`onyx run`) and ORT on the same stored batch of 2, max |onyx − ORT| (rtol {RTOL:g} / atol "
+              f"{ATOL:g}), and max |onyx − torch|. Top ops: the op types (after onyx's graph rewriting) taking "
+              f"the largest shares of onyx's kernel time (`onyx bench --op-stats`) at {t0} thread, batch {b0}.", "",
+              "| model | session ms onyx / ORT | ratio | peak RSS MB onyx / ORT | ratio | added MB onyx / ORT | ratio "
+              "| max \\|onyx − ORT\\| | agree | max \\|onyx − torch\\| | onyx's top op types |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    session_ratios, rss_ratios, added_ratios = [], [], []
+    for name in args.models:
+        row = [name]
+        first = results.get((name, t0, b0))
+        big = results.get((name, t0, bmax))
+        if first and "error" not in first:
+            so, sr = first["onyx"]["session_ms"], first["ort"]["session_ms"]
+            session_ratios.append(so / sr)
+            row += [f"{so:.0f} / {sr:.0f}", f"{so / sr:.2f}"]
+        else:
+            row += ["error", "—"]
+        if big and "error" not in big:
+            po, pr = big["onyx"]["peak_rss_mb"], big["ort"]["peak_rss_mb"]
+            ao, ar = po - big["onyx"]["start_rss_mb"], pr - big["ort"]["start_rss_mb"]
+            rss_ratios.append(po / pr)
+            added_ratios.append(ao / ar)
+            row += [f"{po:.0f} / {pr:.0f}", f"{po / pr:.2f}", f"{ao:.0f} / {ar:.0f}", f"{ao / ar:.2f}"]
+        else:
+            row += ["error", "—", "error", "—"]
+        a = agreement.get(name, {"error": "not checked"})
+        if "error" in a:
+            row += [a["error"].replace("|", "/")[:120], "**no**", "—"]
+        else:
+            row += [f"{a['onyx_vs_ort']:.1e}", "yes" if a["agree"] else "**no**", f"{a['onyx_vs_torch']:.1e}"]
+        if first and "error" not in first:
+            total = sum(first["onyx"]["op_ms"].values()) or 1
+            ops = sorted(first["onyx"]["op_ms"].items(), key=lambda kv: -kv[1])[:3]
+            row.append(", ".join(f"{op} {100 * ms / total:.0f}%" for op, ms in ops))
+        else:
+            row.append("—")
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", f"Geometric means, onyx / ORT: session creation **{geomean(session_ratios):.2f}**, peak RSS "
+              f"**{geomean(rss_ratios):.2f}**, added memory **{geomean(added_ratios):.2f}**.", "", END]
+    errors = [f"{k}: {v['error']}" for k, v in results.items() if "error" in v]
+    return "\n".join(lines) + "\n", errors
+
+
+def write_results(path, section):
+    text = open(path).read() if os.path.exists(path) else "# Benchmark results\n"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        text = head + section.rstrip("\n") + tail
+    else:
+        # First entry: after the file's introduction, before its first section.
+        at = text.find("\n## ")
+        at = len(text) if at < 0 else at + 1
+        text = text[:at] + section + "\n" + text[at:]
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--onyx", required=True)
+    p.add_argument("--peer", required=True, help="node_modules holding onnxruntime-node")
+    p.add_argument("--models-dir", required=True)
+    p.add_argument("--models", required=True, help="comma-separated names")
+    p.add_argument("--threads", type=int_list, default=[1, 2])
+    p.add_argument("--batches", type=int_list, default=[1, 8])
+    p.add_argument("--iterations", type=positive, default=10)
+    p.add_argument("--warmup", type=positive, default=2)
+    p.add_argument("--rounds", type=positive, default=1)
+    p.add_argument("--cpus", type=cpu_list, default=sorted(os.sched_getaffinity(0)))
+    p.add_argument("--results", default="", help="Markdown file whose compare_ort section is replaced")
+    p.add_argument("--json", default="", help="also write the raw numbers here")
+    p.add_argument("--command", default="", help="the command line recorded with the table")
+    p.add_argument("--revision", default="(unknown revision)")
+    p.add_argument("--ort-version", default="1.30.0")
+    args = p.parse_args()
+    args.models = [m for m in args.models.split(",") if m]
+    if max(args.threads) > len(args.cpus):
+        p.error(f"--threads {max(args.threads)} needs that many CPUs; --cpus has {len(args.cpus)}")
+    runner = Runner(args)
+    started = datetime.datetime.now()
+    load_before = os.getloadavg()
+    results, agreement = {}, {}
+    for name in args.models:
+        case = os.path.join(args.models_dir, name)
+        agreement[name] = runner.agreement(case)
+        a = agreement[name]
+        print(f"{name}: agreement " + (a["error"] if "error" in a else
+                                       f"max |onyx-ORT| {a['onyx_vs_ort']:.2e} ({'ok' if a['agree'] else 'DISAGREE'}),"
+                                       f" |onyx-torch| {a['onyx_vs_torch']:.2e}"), file=sys.stderr, flush=True)
+        for t in args.threads:
+            for b in args.batches:
+                results[(name, t, b)] = measure(runner, name, case, t, b, args.rounds)
+                if "error" in results[(name, t, b)]:
+                    print(f"  {name} threads={t} batch={b}: {results[(name, t, b)]['error']}", file=sys.stderr)
+    elapsed = (datetime.datetime.now() - started).total_seconds()
+    section, errors = render(args, results, agreement, load_before, os.getloadavg(), started, elapsed)
+    print(section)
+    if args.results:
+        write_results(args.results, section)
+        print(f"wrote the section of {args.results}", file=sys.stderr)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"results": {f"{k[0]}/t{k[1]}/b{k[2]}": v for k, v in results.items()},
+                       "agreement": agreement}, f, indent=1)
+    disagree = [n for n, a in agreement.items() if "error" in a or not a["agree"]]
+    for e in errors:
+        print("error: " + e, file=sys.stderr)
+    if disagree:
+        print("outputs disagree or failed: " + ", ".join(disagree), file=sys.stderr)
+    return 1 if errors or disagree else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""Exports the CNN set of the onyx / ONNX Runtime comparison with torch.
+
+usage: gen_models.py OUT_DIR [--small] [--models a,b] [--list]
+
+Each model gets OUT_DIR/<name>/model.onnx (opset 17, dynamic batch dimension
+named "batch"), meta.json (input and output names, dtypes, dims with "batch"
+for the free dimension) and test_data_set_0/ with input_0.pb / input_0.bin (a
+fixed-seed batch of 2) and output_0.pb (torch's own output for it, the
+independent reference). Weights are random with a fixed seed per model;
+BatchNorm running statistics are measured on random images (after
+BatchNorm / LayerNorm affine parameters were drawn at random) and then
+perturbed a little, so that every layer changes the output (torchvision's
+init leaves them 0/1) while activations stay well scaled.
+--small exports the same architectures at 64x64 (the CI agreement test);
+the default is the benchmark size (224x224, the segmenter 512x512). A model
+whose meta.json was written by this version of the generator is kept.
+"""
+import argparse
+import json
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision.models as tv
+
+# Bump when a model's definition, weights or reference data change: models
+# written by another version are exported again.
+GENERATOR_VERSION = 3
+OPSET = 17
+REFERENCE_BATCH = 2
+
+
+class UNetFPN(nn.Module):
+    """U-Net encoder/decoder with ConvTranspose upsampling and skip concats,
+    plus an FPN-style head that Resizes every decoder level to full size."""
+
+    def __init__(self, classes=4, widths=(8, 16, 32, 64, 128), pyramid=16):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                                 nn.ReLU(inplace=True),
+                                 nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                                 nn.ReLU(inplace=True))
+
+        self.down = nn.ModuleList()
+        cin = 3
+        for w in widths:
+            self.down.append(block(cin, w))
+            cin = w
+        self.up = nn.ModuleList()
+        self.fuse = nn.ModuleList()
+        self.lateral = nn.ModuleList()
+        for w in reversed(widths[:-1]):
+            self.up.append(nn.ConvTranspose2d(cin, w, 2, stride=2))
+            self.fuse.append(block(2 * w, w))
+            self.lateral.append(nn.Conv2d(w, pyramid, 1))
+            cin = w
+        self.head = nn.Sequential(nn.Conv2d(pyramid, pyramid, 3, padding=1), nn.BatchNorm2d(pyramid),
+                                  nn.ReLU(inplace=True), nn.Conv2d(pyramid, classes, 1))
+
+    def forward(self, x):
+        skips = []
+        for i, block in enumerate(self.down):
+            if i:
+                x = F.max_pool2d(x, 2)
+            x = block(x)
+            skips.append(x)
+        skips.pop()
+        pyramid = 0
+        for up, fuse, lateral in zip(self.up, self.fuse, self.lateral):
+            x = fuse(torch.cat([up(x), skips.pop()], dim=1))
+            level = lateral(x)
+            scale = 2 ** len(skips)
+            if scale > 1:
+                level = F.interpolate(level, scale_factor=scale, mode="bilinear", align_corners=False)
+            pyramid = pyramid + level
+        return self.head(pyramid)
+
+
+# name -> (constructor, full input size, small input size)
+MODELS = {
+    "resnet18": (lambda: tv.resnet18(), 224, 64),
+    "resnet50": (lambda: tv.resnet50(), 224, 64),
+    "mobilenet_v2": (lambda: tv.mobilenet_v2(), 224, 64),
+    "mobilenet_v3_large": (lambda: tv.mobilenet_v3_large(), 224, 64),
+    "efficientnet_b0": (lambda: tv.efficientnet_b0(), 224, 64),
+    "squeezenet1_1": (lambda: tv.squeezenet1_1(), 224, 64),
+    "shufflenet_v2": (lambda: tv.shufflenet_v2_x1_0(), 224, 64),
+    "densenet121": (lambda: tv.densenet121(), 224, 64),
+    "convnext_tiny": (lambda: tv.convnext_tiny(), 224, 64),
+    "regnet_y_400mf": (lambda: tv.regnet_y_400mf(), 224, 64),
+    "unet_fpn": (lambda: UNetFPN(), 512, 64),
+}
+
+
+def randomize_normalization(model, size, generator):
+    """Random affine parameters for every BatchNorm / LayerNorm and random
+    ConvNeXt layer scales; then BatchNorm running statistics measured on
+    random images through the model as it now is (so activations stay well
+    scaled however deep the network), then perturbed a little."""
+    batch_norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)) and m.weight is not None:
+                m.weight.copy_(torch.empty_like(m.weight).uniform_(0.6, 1.4, generator=generator))
+                m.bias.copy_(0.2 * torch.randn(m.bias.shape, generator=generator))
+        for name, p in model.named_parameters():
+            if name.endswith("layer_scale"):
+                p.copy_(torch.empty_like(p).uniform_(0.05, 0.2, generator=generator))
+    # Only the BatchNorms in training mode: dropout and stochastic depth stay
+    # as inference runs them.
+    model.eval()
+    for m in batch_norms:
+        m.reset_running_stats()
+        m.momentum = None  # running statistics = the calibration batch's
+        m.train()
+    # One batch, large enough that the last stages' few pixels per image
+    # still give every channel a representative variance (with 4 images at
+    # 64x64, EfficientNet-B0's activations grew 40x by its last stage).
+    with torch.no_grad():
+        model(torch.randn(32 if size <= 64 else 16, 3, size, size, generator=generator))
+    model.eval()
+    with torch.no_grad():
+        for m in batch_norms:
+            c = m.num_features
+            m.running_mean.add_(0.05 * torch.randn(c, generator=generator) * m.running_var.sqrt())
+            m.running_var.mul_(torch.empty(c).uniform_(0.9, 1.1, generator=generator))
+
+
+def save_tensor(path, array, name):
+    from onnx import numpy_helper
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(np.ascontiguousarray(array), name).SerializeToString())
+
+
+def export(name, out_dir, small):
+    build, full_size, small_size = MODELS[name]
+    size = small_size if small else full_size
+    meta_path = os.path.join(out_dir, name, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            if json.load(f).get("generator_version") == GENERATOR_VERSION:
+                return False
+    seed = 1000 + sorted(MODELS).index(name)
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    model = build()
+    randomize_normalization(model, size, generator)
+    example = torch.randn(REFERENCE_BATCH, 3, size, size, generator=generator)
+    with torch.no_grad():
+        expected = model(example)
+    path = os.path.join(out_dir, name)
+    data = os.path.join(path, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    torch.onnx.export(model, (example,), os.path.join(path, "model.onnx"), opset_version=OPSET,
+                      input_names=["input"], output_names=["output"],
+                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    save_tensor(os.path.join(data, "input_0.pb"), example.numpy(), "input")
+    example.numpy().astype(np.float32).tofile(os.path.join(data, "input_0.bin"))
+    save_tensor(os.path.join(data, "output_0.pb"), expected.numpy(), "output")
+    meta = {
+        "generator_version": GENERATOR_VERSION,
+        "name": name,
+        "opset": OPSET,
+        "seed": seed,
+        "inputs": [{"name": "input", "dtype": "float32", "dims": ["batch", 3, size, size]}],
+        "outputs": [{"name": "output", "dtype": "float32", "dims": ["batch"] + list(expected.shape[1:])}],
+        "reference_batch": REFERENCE_BATCH,
+        "output_abs_max": float(expected.abs().max()),
+        "output_std": float(expected.std()),
+    }
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+    return True
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("out_dir", nargs="?")
+    p.add_argument("--small", action="store_true", help="64x64 versions for the CI agreement test")
+    p.add_argument("--models", default="", help="comma-separated subset (default: all)")
+    p.add_argument("--list", action="store_true", help="print the model names and exit")
+    args = p.parse_args()
+    if args.list:
+        print(",".join(MODELS))
+        return 0
+    if not args.out_dir:
+        p.error("OUT_DIR is required")
+    names = [n for n in args.models.split(",") if n] or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        print(f"gen_models.py: unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}", file=sys.stderr)
+        return 2
+    torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))
+    warnings.filterwarnings("ignore", category=UserWarning)  # the exporter's notes on every model
+    for name in names:
+        if export(name, args.out_dir, args.small):
+            print(f"exported {name}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
