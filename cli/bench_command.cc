@@ -86,8 +86,8 @@ absl::StatusOr<T> ParseInt(const std::string& flag, const std::string& text, T m
 }
 
 // "NAME=VALUE" -> (NAME, VALUE); the error names the flag and the text.
-absl::StatusOr<std::pair<std::string, std::string>> SplitAssignment(const std::string& flag,
-                                                                    const std::string& text, const char* form) {
+absl::StatusOr<std::pair<std::string, std::string>> SplitAssignment(const std::string& flag, const std::string& text,
+                                                                    const char* form) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
     return absl::InvalidArgumentError(absl::StrCat(flag, " expects ", form, ", received '", text, "'"));
@@ -116,8 +116,8 @@ absl::Status ParseShape(const std::string& text, ShapeFlags& shape) {
   for (absl::string_view d : absl::StrSplit(parts->second, ',')) {
     int64_t value;
     if (!absl::SimpleAtoi(d, &value) || value < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--shape expects INPUT=D1,D2,... with positive integer dimensions, received '", text, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shape expects INPUT=D1,D2,... with positive integer dimensions, received '", text, "'"));
     }
     dims.push_back(value);
   }
@@ -139,8 +139,7 @@ absl::Status ParseFlags(const std::vector<std::string>& args, BenchFlags& flags)
     }
     if (a.empty() || a[0] != '-') {
       if (!flags.model.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("more than one model given ('", flags.model, "', '", a, "')"));
+        return absl::InvalidArgumentError(absl::StrCat("more than one model given ('", flags.model, "', '", a, "')"));
       }
       flags.model = a;
       continue;
@@ -181,7 +180,8 @@ absl::Status ParseFlags(const std::vector<std::string>& args, BenchFlags& flags)
     } else if (a == "--providers") {
       flags.providers = SplitList(value);
       if (flags.providers.empty()) {
-        status = absl::InvalidArgumentError(absl::StrCat("--providers expects a list such as cpu, received '", value, "'"));
+        status =
+            absl::InvalidArgumentError(absl::StrCat("--providers expects a list such as cpu, received '", value, "'"));
       }
     } else if (a == "--optimization") {
       auto level = ParseOptimizationLevel(value);
@@ -261,8 +261,9 @@ int BenchCommand(const std::vector<std::string>& args) {
   if (!model.ok()) return Fail(std::string(model.status().message()));
   auto shapes = ResolveShapes(model->inputs, flags.shape);
   if (!shapes.ok()) {
-    return shapes.status().code() == absl::StatusCode::kInvalidArgument ? BadFlag(std::string(shapes.status().message()))
-                                                                          : Fail(std::string(shapes.status().message()));
+    return shapes.status().code() == absl::StatusCode::kInvalidArgument
+               ? BadFlag(std::string(shapes.status().message()))
+               : Fail(std::string(shapes.status().message()));
   }
 
   SessionOptions options;
@@ -321,8 +322,8 @@ int BenchCommand(const std::vector<std::string>& args) {
       "\"seed\": %d, \"warmup\": %d, \"iterations\": %d, \"session_ms\": %.3f, \"median_ms\": %.3f, \"p90_ms\": %.3f, "
       "\"min_ms\": %.3f, \"mean_ms\": %.3f, \"peak_rss_mb\": %.1f, \"start_rss_mb\": %.1f",
       JsonString(flags.model), JsonString(absl::StrJoin(flags.providers, ",")), options.intra_op_threads,
-      flags.shape.batch, inputs_json, flags.seed, flags.warmup, flags.iterations, session_ms, median, p90, sorted[0], mean,
-      peak_rss_kib / 1024.0, start_rss_kib / 1024.0);
+      flags.shape.batch, inputs_json, flags.seed, flags.warmup, flags.iterations, session_ms, median, p90, sorted[0],
+      mean, peak_rss_kib / 1024.0, start_rss_kib / 1024.0);
   if (flags.op_stats) {
     std::vector<std::pair<double, std::string>> per_op;
     for (const auto& [op, total] : OpTotals(**session)) {

@@ -39,8 +39,8 @@ absl::StatusOr<std::vector<int64_t>> CheckGivenShape(const ValueInfo& v, const s
   }
   for (size_t i = 0; i < given.size(); ++i) {
     if (v.dims[i] >= 0 && v.dims[i] != given[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(ShapeFlag(v.name, given), ": dimension ", i, " of input '",
-                                                     v.name, "' is fixed to ", v.dims[i], " ", DeclaredShape(v)));
+      return absl::InvalidArgumentError(absl::StrCat(ShapeFlag(v.name, given), ": dimension ", i, " of input '", v.name,
+                                                     "' is fixed to ", v.dims[i], " ", DeclaredShape(v)));
     }
   }
   return given;
@@ -48,8 +48,8 @@ absl::StatusOr<std::vector<int64_t>> CheckGivenShape(const ValueInfo& v, const s
 
 }  // namespace
 
-absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ResolveShapes(
-    const std::vector<ValueInfo>& inputs, const ShapeFlags& flags) {
+absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ResolveShapes(const std::vector<ValueInfo>& inputs,
+                                                                          const ShapeFlags& flags) {
   std::map<std::string, std::vector<int64_t>> shapes;
   std::set<std::string> dim_names;
   int batch_applied = 0;
@@ -59,7 +59,8 @@ absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ResolveShapes(
     }
     if (v.kind == ValueInfo::Kind::kOptional) continue;
     if (v.kind == ValueInfo::Kind::kSequence) {
-      return absl::UnimplementedError(absl::StrCat("input '", v.name, "' is a sequence; onyx bench feeds tensors only"));
+      return absl::UnimplementedError(
+          absl::StrCat("input '", v.name, "' is a sequence; onyx bench feeds tensors only"));
     }
     auto given = flags.shapes.find(v.name);
     if (given != flags.shapes.end()) {
@@ -81,17 +82,16 @@ absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ResolveShapes(
       if (i == 0) {
         if (flags.batch_given && value >= 0 && value != flags.batch) {
           return absl::InvalidArgumentError(absl::StrCat("--batch ", flags.batch, " and --dim ", name, "=", value,
-                                                         " give dimension 0 of input '", v.name,
-                                                         "' different values"));
+                                                         " give dimension 0 of input '", v.name, "' different values"));
         }
         if (value < 0) value = flags.batch;
         ++batch_applied;
       }
       if (value < 0) {
         std::string fix = name.empty() ? "" : absl::StrCat("--dim ", name, "=N or ");
-        return absl::InvalidArgumentError(absl::StrCat("dimension ", i, " of input '", v.name, "' ",
-                                                       DeclaredShape(v), " is not fixed; set it with ", fix,
-                                                       "--shape ", v.name, "=D1,D2,..."));
+        return absl::InvalidArgumentError(absl::StrCat("dimension ", i, " of input '", v.name, "' ", DeclaredShape(v),
+                                                       " is not fixed; set it with ", fix, "--shape ", v.name,
+                                                       "=D1,D2,..."));
       }
       dims[i] = value;
     }
@@ -112,8 +112,8 @@ absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ResolveShapes(
   for (const auto& [name, value] : flags.dims) {
     if (!dim_names.count(name)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--dim ", name, "=", value, ": no input dimension is named '", name, "' (named dimensions: ",
-                       dim_names.empty() ? "none" : absl::StrJoin(dim_names, ", "), ")"));
+          absl::StrCat("--dim ", name, "=", value, ": no input dimension is named '", name,
+                       "' (named dimensions: ", dim_names.empty() ? "none" : absl::StrJoin(dim_names, ", "), ")"));
     }
   }
   if (flags.batch_given && batch_applied == 0) {
@@ -121,8 +121,9 @@ absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ResolveShapes(
     for (const ValueInfo& v : inputs) {
       if (!shapes.count(v.name) || flags.shapes.count(v.name) || v.dims.empty()) continue;
       if (v.dims[0] != flags.batch) {
-        return absl::InvalidArgumentError(absl::StrCat("--batch ", flags.batch, ": no input has a free first dimension ",
-                                                       "and input '", v.name, "' is ", DeclaredShape(v)));
+        return absl::InvalidArgumentError(absl::StrCat("--batch ", flags.batch,
+                                                       ": no input has a free first dimension ", "and input '", v.name,
+                                                       "' is ", DeclaredShape(v)));
       }
     }
   }
@@ -133,14 +134,14 @@ namespace {
 
 bool IsIntegerElemType(int32_t t) {
   using onnx::TensorProto;
-  return t == TensorProto::INT16 || t == TensorProto::INT32 || t == TensorProto::INT64 ||
-         t == TensorProto::UINT16 || t == TensorProto::UINT32 || t == TensorProto::UINT64;
+  return t == TensorProto::INT16 || t == TensorProto::INT32 || t == TensorProto::INT64 || t == TensorProto::UINT16 ||
+         t == TensorProto::UINT32 || t == TensorProto::UINT64;
 }
 
 // Ops whose first input's values reach their output unchanged (as a set).
 bool PassesValuesThrough(const std::string& op) {
-  static const char* const kOps[] = {"Cast", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Expand",
-                                     "Transpose"};
+  static const char* const kOps[] = {"Cast",    "Reshape",  "Squeeze", "Unsqueeze",
+                                     "Flatten", "Identity", "Expand",  "Transpose"};
   for (const char* k : kOps) {
     if (op == k) return true;
   }
@@ -212,7 +213,8 @@ absl::StatusOr<ModelInputs> ReadModelInputs(const std::string& model_path) {
   onnx::GraphProto graph;
   {
     std::ifstream in(model_path, std::ios::binary);
-    if (!in) return absl::NotFoundError(absl::StrCat("cannot open model file ", model_path, ": ", std::strerror(errno)));
+    if (!in)
+      return absl::NotFoundError(absl::StrCat("cannot open model file ", model_path, ": ", std::strerror(errno)));
     onnx::ModelProto model;
     if (!model.ParseFromIstream(&in)) {
       return absl::InvalidArgumentError(absl::StrCat("cannot parse ", model_path, " as an ONNX model"));

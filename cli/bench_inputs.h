@@ -42,8 +42,8 @@ struct ShapeFlags {
 // dimension, --batch and --dim giving one dimension two values, or a dimension
 // that no flag fixes (with the --dim or --shape that would). Sequence inputs
 // are UNIMPLEMENTED.
-absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ResolveShapes(
-    const std::vector<ValueInfo>& inputs, const ShapeFlags& flags);
+absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ResolveShapes(const std::vector<ValueInfo>& inputs,
+                                                                          const ShapeFlags& flags);
 
 // What the benchmark needs to know of a model's graph inputs before a session
 // exists (so that the session can be created with every input shape fixed).
