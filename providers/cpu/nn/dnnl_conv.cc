@@ -148,7 +148,11 @@ absl::StatusOr<Dims> DnnlConvolution::OutputDims(absl::Span<const int64_t> x) co
 
 absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution::CompiledFor(
     absl::Span<const int64_t> x) const {
-  Dims key(x.begin(), x.end());
+  // A primitive sizes its work split and scratchpad for the OpenMP thread
+  // count it is created under and must not run with more, so the count is
+  // part of the key and set before compiling.
+  ApplyThreadSettings();
+  std::pair<Dims, int> key(Dims(x.begin(), x.end()), IntraOpThreads());
   {
     absl::MutexLock lock(&mu_);
     auto it = compiled_.find(key);

@@ -9,14 +9,15 @@
 // arrive and leave in plain NCHW-style layout and are reordered around the
 // primitive when it prefers a blocked one. Bias, the residual sum and the
 // activation run as post-ops inside the primitive: y = act(conv(x) + b + z).
-// Primitives are compiled once per input shape (at creation when the shape is
-// known, else on the first run of that shape) and cached.
+// Primitives are compiled once per input shape and thread count (at creation
+// when the shape is known, else on the first run of that shape) and cached.
 // Thread-safe: Run may be called concurrently; each call uses its own
 // scratch memory.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -74,7 +75,8 @@ class DnnlConvolution {
   Tensor bias_;
   ConvPostOps post_ops_;
   mutable absl::Mutex mu_;
-  mutable std::map<Dims, std::shared_ptr<const Compiled>> compiled_ ABSL_GUARDED_BY(mu_);
+  // By (input dims, intra-op threads).
+  mutable std::map<std::pair<Dims, int>, std::shared_ptr<const Compiled>> compiled_ ABSL_GUARDED_BY(mu_);
 };
 
 // The oneDNN convolution for a Conv-like node (Conv, com.onyx FusedConv) with
