@@ -11,6 +11,7 @@ packages=(
   python3 python3-onnx python3-numpy python3-grpcio python3-protobuf openssl
   python3-torch python3-torchvision
   prometheus  # prometheus + promtool: the metrics e2e tests scrape and lint /metrics
+  clang libomp-dev  # scripts/check_thread_safety.sh: clang -Wthread-safety (with OpenMP headers)
   locales
 )
 

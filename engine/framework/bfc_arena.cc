@@ -150,7 +150,9 @@ void BFCArena::Merge(int c) {
   auto compatible = [&](const Chunk& a, const Chunk& b) {
     return a.stream < 0 || b.stream < 0 || (a.stream == b.stream && a.freed_epoch == b.freed_epoch);
   };
-  auto absorb = [&](int left, int right) {  // right disappears into left
+  // Right disappears into left. A lambda does not inherit Merge's lock
+  // requirement: it states it again for the thread-safety analysis.
+  auto absorb = [&](int left, int right) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     Chunk& l = chunks_[left];
     Chunk& r = chunks_[right];
     l.size += r.size;
