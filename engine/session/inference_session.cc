@@ -221,6 +221,9 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
   if (!options.shared_weights_group.empty()) {
     impl->shared_weights = ShareWeights(options.shared_weights_group, graph);
   }
+  // Kernels are created under the thread count the session runs with, so
+  // what they prepare for it at creation (oneDNN primitives) is what runs.
+  ScopedIntraOpThreads creation_threads(std::max(options.intra_op_threads, 0));
   auto plan = BuildExecutionPlan(graph, impl->provider_views);
   if (!plan.ok()) {
     return absl::Status(plan.status().code(), absl::StrCat(impl->label, ": ", plan.status().message()));
