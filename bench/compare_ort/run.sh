@@ -9,7 +9,7 @@
 #     --batches 1,8       batch sizes (default 1,8)
 #     --iterations K      timed runs per process (default 10)
 #     --warmup K          untimed runs before them (default 2)
-#     --rounds R          onyx/ORT process pairs per cell, median reported (default 1)
+#     --rounds R          onyx/ORT process pairs per cell, each engine's best round reported (default 1)
 #     --cpus LIST         CPUs to pin to, the first N for N threads (default: this process's)
 #     --small             the 64x64 versions (a quick check of the pipeline)
 #     --no-results        print the table only; leave bench/RESULTS.md alone
