@@ -60,7 +60,9 @@ else
   /usr/bin/python3 "$here/gen_models.py" "$dir" --models "$models"
 fi
 
-revision=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
+# The table's own file does not make the tree it measures "dirty".
+revision=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$root" diff --quiet HEAD -- . ':!bench/RESULTS.md' 2>/dev/null || revision="$revision with local changes"
 exec /usr/bin/python3 "$here/compare.py" --onyx "$build/onyx" --peer "$peer/node_modules" \
   --models-dir "$dir" --models "$models" "${pass[@]}" \
   --results "$results" --json "$cache/last_run.json" --revision "$revision" \
