@@ -37,7 +37,7 @@ struct Activation {
   std::vector<Node*> removed;
 };
 
-std::optional<Activation> MatchActivation(const Graph& graph, Node* next, const std::string& value) {
+std::optional<Activation> MatchActivation(const Graph& graph, Node* next) {
   if (next == nullptr) return std::nullopt;
   auto attr_f = [&](const char* name, float fallback) {
     const onnx::AttributeProto* a = next->FindAttribute(name);
@@ -85,6 +85,12 @@ std::optional<Activation> MatchSwish(const Graph& graph, const std::string& valu
 
 }  // namespace
 
+std::optional<MatchedActivation> MatchSingleNodeActivation(const Graph& graph, const Node* next) {
+  std::optional<Activation> act = MatchActivation(graph, const_cast<Node*>(next));
+  if (!act) return std::nullopt;
+  return MatchedActivation{act->name, act->params};
+}
+
 absl::StatusOr<bool> FuseConvActivation::ApplyImpl(Graph& graph) const {
   bool changed = false;
   for (size_t i = 0; i < graph.NodeCapacity(); ++i) {
@@ -106,7 +112,7 @@ absl::StatusOr<bool> FuseConvActivation::ApplyImpl(Graph& graph) const {
         residual.clear();
       }
     }
-    std::optional<Activation> act = MatchActivation(graph, next, value);
+    std::optional<Activation> act = MatchActivation(graph, next);
     if (!act) act = MatchSwish(graph, value);
     if (!act && add == nullptr) continue;
     auto fused = std::make_unique<Node>();

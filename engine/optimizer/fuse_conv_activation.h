@@ -9,9 +9,23 @@
 // input (Z).
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "optimizer/graph_transformer.h"
 
 namespace onyx {
+
+// A single-node activation as a fused node's `activation` attribute names it.
+struct MatchedActivation {
+  std::string name;
+  std::vector<float> params;
+};
+
+// The activation `next` computes, when it is a Relu, LeakyRelu, Sigmoid,
+// HardSigmoid or Clip with constant bounds; nullopt otherwise.
+std::optional<MatchedActivation> MatchSingleNodeActivation(const Graph& graph, const Node* next);
 
 class FuseConvActivation final : public GraphTransformer {
  public:

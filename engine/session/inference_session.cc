@@ -22,6 +22,7 @@
 #include "graph/model_loader.h"
 #include "onyx/status_macros.h"
 #include "optimizer/graph_transformer.h"
+#include "optimizer/nhwc_layout.h"
 #include "partition/function_inliner.h"
 #include "partition/partitioner.h"
 #include "session/model_writer.h"
@@ -206,6 +207,13 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
     ASSIGN_OR_RETURN(int inlined, InlineFunctions(graph, impl->provider_views, impl->model.functions));
     if (inlined == 0) break;
     RETURN_IF_ERROR(ReinferShapes(graph, impl->model.ir_version));
+  }
+  // The channels-last operators are the CPU provider's: the layout changes
+  // only when it runs the whole graph.
+  if (options.optimization_level == OptimizationLevel::kAll && impl->providers.size() == 1) {
+    auto layout = NhwcLayout().Apply(graph);
+    if (!layout.ok())
+      return absl::Status(layout.status().code(), absl::StrCat(impl->label, ": ", layout.status().message()));
   }
   auto report = PartitionGraph(graph, impl->provider_views);
   if (!report.ok()) {

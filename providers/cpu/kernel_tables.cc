@@ -8,6 +8,7 @@ void RegisterCpuKernels(KernelRegistry& registry) {
   RegisterTensorKernels(registry);
   RegisterControlFlowKernels(registry);
   RegisterFusedKernels(registry);
+  RegisterNhwcKernels(registry);
 }
 
 }  // namespace onyx

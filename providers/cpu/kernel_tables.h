@@ -7,11 +7,12 @@
 
 namespace onyx {
 
-void RegisterMathKernels(KernelRegistry& registry);          // math/math_kernels.cc
-void RegisterNnKernels(KernelRegistry& registry);            // nn/nn_kernels.cc
-void RegisterTensorKernels(KernelRegistry& registry);        // tensor/tensor_kernels.cc
-void RegisterControlFlowKernels(KernelRegistry& registry);   // controlflow/controlflow_kernels.cc
-void RegisterFusedKernels(KernelRegistry& registry);         // fused/fused_kernels.cc (com.onyx)
+void RegisterMathKernels(KernelRegistry& registry);         // math/math_kernels.cc
+void RegisterNnKernels(KernelRegistry& registry);           // nn/nn_kernels.cc
+void RegisterTensorKernels(KernelRegistry& registry);       // tensor/tensor_kernels.cc
+void RegisterControlFlowKernels(KernelRegistry& registry);  // controlflow/controlflow_kernels.cc
+void RegisterFusedKernels(KernelRegistry& registry);        // fused/fused_kernels.cc (com.onyx)
+void RegisterNhwcKernels(KernelRegistry& registry);         // nhwc/nhwc_kernels.cc (com.onyx, channels last)
 
 void RegisterCpuKernels(KernelRegistry& registry);
 

@@ -1,7 +1,6 @@
 #include "providers/cpu/nn/dnnl_conv.h"
 
 #include <cstring>
-#include <exception>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -11,6 +10,7 @@
 #include "common/parallel_for.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "onyx/status_macros.h"
+#include "providers/cpu/nn/dnnl_support.h"
 
 namespace onyx {
 
@@ -27,16 +27,6 @@ struct DnnlConvolution::Compiled {
 };
 
 namespace {
-
-dnnl::engine& CpuEngine() {
-  static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
-  return *engine;
-}
-
-dnnl::stream& ThreadStream() {
-  thread_local dnnl::stream stream(CpuEngine());
-  return stream;
-}
 
 memory::format_tag PlainTag(size_t rank) {
   switch (rank) {
@@ -76,21 +66,6 @@ absl::Status AppendActivation(const ConvActivation& a, dnnl::post_ops& ops) {
   return absl::OkStatus();
 }
 
-// oneDNN reports errors by exception; onyx by Status, converted here.
-template <typename Fn>
-absl::Status Guarded(const char* what, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const dnnl::error& e) {
-    if (e.status == dnnl_unimplemented) {
-      return absl::UnimplementedError(absl::StrCat("oneDNN has no ", what, ": ", e.what()));
-    }
-    return absl::InternalError(absl::StrCat("oneDNN ", what, " failed: ", e.what()));
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("oneDNN ", what, " failed: ", e.what()));
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<ConvActivation::Kind> ParseConvActivation(absl::string_view name) {
@@ -107,8 +82,8 @@ absl::StatusOr<ConvActivation::Kind> ParseConvActivation(absl::string_view name)
 }
 
 DnnlConvolution::DnnlConvolution(const ConvAttributes& attrs, int64_t group, const Tensor& weights, const Tensor* bias,
-                                 const ConvPostOps& post_ops)
-    : attrs_(attrs), group_(group), weights_(weights), post_ops_(post_ops) {
+                                 const ConvPostOps& post_ops, ConvLayout layout)
+    : attrs_(attrs), group_(group), weights_(weights), post_ops_(post_ops), layout_(layout) {
   if (bias != nullptr) bias_ = *bias;
 }
 
@@ -117,7 +92,7 @@ DnnlConvolution::~DnnlConvolution() = default;
 absl::StatusOr<std::unique_ptr<DnnlConvolution>> DnnlConvolution::Create(const ConvAttributes& attrs, int64_t group,
                                                                          const Tensor& weights, const Tensor* bias,
                                                                          const ConvPostOps& post_ops,
-                                                                         const Dims& known_input) {
+                                                                         const Dims& known_input, ConvLayout layout) {
   const size_t rank = weights.dims().size();
   if (weights.type() != DataType::kFloat || (bias != nullptr && bias->type() != DataType::kFloat)) {
     return absl::UnimplementedError("oneDNN convolution runs float weights only");
@@ -130,7 +105,11 @@ absl::StatusOr<std::unique_ptr<DnnlConvolution>> DnnlConvolution::Create(const C
     return absl::InvalidArgumentError(
         absl::StrCat("bias has ", bias->num_elements(), " values, expected ", weights.dims()[0]));
   }
-  std::unique_ptr<DnnlConvolution> conv(new DnnlConvolution(attrs, group, weights, bias, post_ops));
+  if (layout == ConvLayout::kChannelsLast && rank != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a channels-last convolution takes 2-D kernels, weights have ", rank - 2, " spatial dims"));
+  }
+  std::unique_ptr<DnnlConvolution> conv(new DnnlConvolution(attrs, group, weights, bias, post_ops, layout));
   if (!known_input.empty()) {
     // Compiling now moves the primitive's creation and the weights' reorder
     // to session creation; failure is UNIMPLEMENTED for the caller to fall
@@ -141,9 +120,21 @@ absl::StatusOr<std::unique_ptr<DnnlConvolution>> DnnlConvolution::Create(const C
   return conv;
 }
 
+absl::StatusOr<Dims> DnnlConvolution::ChannelsFirst(absl::Span<const int64_t> x) const {
+  if (layout_ == ConvLayout::kChannelsFirst) return Dims(x.begin(), x.end());
+  if (x.size() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("X must be [N, H, W, C], received ", DimsToString(Dims(x.begin(), x.end()))));
+  }
+  return Dims{x[0], x[3], x[1], x[2]};
+}
+
 absl::StatusOr<Dims> DnnlConvolution::OutputDims(absl::Span<const int64_t> x) const {
-  ASSIGN_OR_RETURN(ConvShape shape, ResolveConvShape(attrs_, group_, x, weights_.dims()));
-  return shape.out_dims;
+  ASSIGN_OR_RETURN(Dims logical, ChannelsFirst(x));
+  ASSIGN_OR_RETURN(ConvShape shape, ResolveConvShape(attrs_, group_, logical, weights_.dims()));
+  const Dims& y = shape.out_dims;
+  if (layout_ == ConvLayout::kChannelsLast) return Dims{y[0], y[2], y[3], y[1]};
+  return y;
 }
 
 absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution::CompiledFor(
@@ -166,7 +157,8 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
 }
 
 absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution::Compile(
-    absl::Span<const int64_t> x) const {
+    absl::Span<const int64_t> user_x) const {
+  ASSIGN_OR_RETURN(Dims x, ChannelsFirst(user_x));
   ASSIGN_OR_RETURN(ConvShape s, ResolveConvShape(attrs_, group_, x, weights_.dims()));
   const size_t spatial = s.geometry.in.size();
   const size_t rank = spatial + 2;
@@ -186,48 +178,63 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
     pad_r.push_back(s.geometry.pad_end[i]);
   }
   auto compiled = std::make_shared<Compiled>();
-  RETURN_IF_ERROR(Guarded("convolution for this shape", [&]() -> absl::Status {
+  RETURN_IF_ERROR(DnnlGuarded("convolution for this shape", [&]() -> absl::Status {
     const auto f32 = memory::data_type::f32;
-    compiled->plain_src = memory::desc(ToDnnl(x), f32, PlainTag(rank));
-    compiled->plain_dst = memory::desc(ToDnnl(s.out_dims), f32, PlainTag(rank));
+    const bool last = layout_ == ConvLayout::kChannelsLast;
+    const memory::format_tag user_tag = last ? memory::format_tag::nhwc : PlainTag(rank);
+    compiled->plain_src = memory::desc(ToDnnl(x), f32, user_tag);
+    compiled->plain_dst = memory::desc(ToDnnl(s.out_dims), f32, user_tag);
     const memory::desc plain_w(w_dims, f32, PlainWeightsTag(rank, grouped));
     const memory::desc any_src(ToDnnl(x), f32, memory::format_tag::any);
     const memory::desc any_dst(ToDnnl(s.out_dims), f32, memory::format_tag::any);
     const memory::desc any_w(w_dims, f32, memory::format_tag::any);
     const bool has_bias = bias_.type() == DataType::kFloat;
     const memory::desc bias_md = has_bias ? memory::desc({s.out_channels}, f32, memory::format_tag::x) : memory::desc();
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                         any_src, any_w, bias_md, any_dst, strides, dilations, pad_l, pad_r);
     dnnl::post_ops ops;
     if (post_ops_.residual) ops.append_sum(1.f);
     RETURN_IF_ERROR(AppendActivation(post_ops_.activation, ops));
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, CpuEngine());
+    auto primitive_for = [&](const memory::desc& src, const memory::desc& dst) {
+      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                                           any_w, bias_md, dst, strides, dilations, pad_l, pad_r);
+      return dnnl::convolution_forward::primitive_desc(desc, attr, DnnlCpuEngine());
+    };
+    // Channels last asks for the caller's layout itself; only when no
+    // implementation takes it does the primitive choose and get reorders.
+    std::optional<dnnl::convolution_forward::primitive_desc> native;
+    if (last) {
+      try {
+        native = primitive_for(compiled->plain_src, compiled->plain_dst);
+      } catch (const dnnl::error&) {
+        native.reset();
+      }
+    }
+    dnnl::convolution_forward::primitive_desc pd = native ? *native : primitive_for(any_src, any_dst);
     compiled->conv = dnnl::convolution_forward(pd);
     compiled->src = pd.src_desc();
     compiled->dst = pd.dst_desc();
     compiled->scratchpad = pd.scratchpad_desc();
     if (compiled->src != compiled->plain_src) {
-      compiled->src_in =
-          dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->plain_src, CpuEngine(), compiled->src));
+      compiled->src_in = dnnl::reorder(
+          dnnl::reorder::primitive_desc(DnnlCpuEngine(), compiled->plain_src, DnnlCpuEngine(), compiled->src));
     }
     if (compiled->dst != compiled->plain_dst) {
-      compiled->dst_out =
-          dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->dst, CpuEngine(), compiled->plain_dst));
+      compiled->dst_out = dnnl::reorder(
+          dnnl::reorder::primitive_desc(DnnlCpuEngine(), compiled->dst, DnnlCpuEngine(), compiled->plain_dst));
       if (post_ops_.residual) {
-        compiled->dst_in =
-            dnnl::reorder(dnnl::reorder::primitive_desc(CpuEngine(), compiled->plain_dst, CpuEngine(), compiled->dst));
+        compiled->dst_in = dnnl::reorder(
+            dnnl::reorder::primitive_desc(DnnlCpuEngine(), compiled->plain_dst, DnnlCpuEngine(), compiled->dst));
       }
     }
     // The weights, once, in the primitive's layout (its own allocation).
     ApplyThreadSettings();
-    memory plain_weights(plain_w, CpuEngine(), const_cast<void*>(weights_.raw()));
-    compiled->weights = memory(pd.weights_desc(), CpuEngine());
-    dnnl::reorder(plain_weights, compiled->weights).execute(ThreadStream(), plain_weights, compiled->weights);
-    if (has_bias) compiled->bias = memory(bias_md, CpuEngine(), const_cast<void*>(bias_.raw()));
-    ThreadStream().wait();
+    memory plain_weights(plain_w, DnnlCpuEngine(), const_cast<void*>(weights_.raw()));
+    compiled->weights = memory(pd.weights_desc(), DnnlCpuEngine());
+    dnnl::reorder(plain_weights, compiled->weights).execute(DnnlThreadStream(), plain_weights, compiled->weights);
+    if (has_bias) compiled->bias = memory(bias_md, DnnlCpuEngine(), const_cast<void*>(bias_.raw()));
+    DnnlThreadStream().wait();
     return absl::OkStatus();
   }));
   return std::shared_ptr<const Compiled>(std::move(compiled));
@@ -247,10 +254,10 @@ absl::Status DnnlConvolution::Run(const Tensor& x, const Tensor* z, Tensor& y) c
     return absl::InvalidArgumentError(
         absl::StrCat("output ", DimsToString(y.dims()), " does not fit X ", DimsToString(x.dims())));
   }
-  return Guarded("convolution run", [&]() -> absl::Status {
+  return DnnlGuarded("convolution run", [&]() -> absl::Status {
     ApplyThreadSettings();
-    dnnl::stream& stream = ThreadStream();
-    const dnnl::engine& engine = CpuEngine();
+    dnnl::stream& stream = DnnlThreadStream();
+    const dnnl::engine& engine = DnnlCpuEngine();
     memory user_src(c->plain_src, engine, const_cast<void*>(x.raw()));
     memory user_dst(c->plain_dst, engine, y.mutable_raw());
     memory src = user_src, dst = user_dst;
@@ -287,7 +294,8 @@ absl::Status DnnlConvolution::Run(const Tensor& x, const Tensor* z, Tensor& y) c
 }
 
 absl::StatusOr<std::unique_ptr<DnnlConvolution>> CreateDnnlConvolutionFor(const OpKernelInfo& info,
-                                                                          const ConvPostOps& post_ops) {
+                                                                          const ConvPostOps& post_ops,
+                                                                          ConvLayout layout) {
   const Tensor* w = info.ConstantInput(1);
   const Tensor* b = info.HasInput(2) ? info.ConstantInput(2) : nullptr;
   if (w == nullptr || info.InputType(0) != DataType::kFloat || w->type() != DataType::kFloat) return nullptr;
@@ -302,8 +310,8 @@ absl::StatusOr<std::unique_ptr<DnnlConvolution>> CreateDnnlConvolutionFor(const 
       }
     }
   }
-  auto conv =
-      DnnlConvolution::Create(ConvAttributes::FromInfo(info), info.AttrOr<int64_t>("group", 1), *w, b, post_ops, known);
+  auto conv = DnnlConvolution::Create(ConvAttributes::FromInfo(info), info.AttrOr<int64_t>("group", 1), *w, b, post_ops,
+                                      known, layout);
   if (!conv.ok() && absl::IsUnimplemented(conv.status())) return nullptr;
   if (!conv.ok()) return info.Error(conv.status().message());
   return conv;

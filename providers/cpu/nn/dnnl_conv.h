@@ -4,10 +4,14 @@
 //   ASSIGN_OR_RETURN(auto conv, DnnlConvolution::Create(attrs, group, weights, bias, post_ops));
 //   RETURN_IF_ERROR(conv->Run(x, residual_or_null, y));   // y: [N, M, out...], row-major
 //
-// The primitive chooses its own layouts (format_tag::any): the weights are
-// reordered into the chosen layout once per input shape and kept; activations
-// arrive and leave in plain NCHW-style layout and are reordered around the
-// primitive when it prefers a blocked one. Bias, the residual sum and the
+// Activations arrive and leave in the caller's layout: plain NCHW-style
+// (channels first, any rank) or NHWC (channels last, 2 spatial dims, what the
+// layout pass hands to com.onyx NhwcConv). With channels first the primitive
+// chooses its own activation layout (format_tag::any) and is wrapped in
+// reorders when it prefers another; with channels last it is asked for NHWC
+// itself, the layout oneDNN's AVX-512 convolutions run natively, so nothing is
+// reordered. Weights are reordered into the primitive's layout once per input
+// shape and kept. Bias, the residual sum and the
 // activation run as post-ops inside the primitive: y = act(conv(x) + b + z).
 // Primitives are compiled once per input shape and thread count (at creation
 // when the shape is known, else on the first run of that shape) and cached.
@@ -37,6 +41,12 @@ struct ConvActivation {
   float beta = 0.f;   // Clip max, HardSigmoid beta
 };
 
+// How the caller lays out X, Z and Y.
+enum class ConvLayout {
+  kChannelsFirst,  // [N, C, d...]
+  kChannelsLast,   // [N, H, W, C]
+};
+
 struct ConvPostOps {
   bool residual = false;  // adds Z, of the output's shape, before the activation
   ConvActivation activation;
@@ -46,26 +56,31 @@ class DnnlConvolution {
  public:
   // `weights` is [M, C/group, k...] float (kept by reference count, never
   // copied); `bias` is [M] or nullptr.
-  // `known_input` fixes an input shape to compile for now ({} = none).
+  // `known_input` fixes an input shape (in `layout`) to compile for now ({} =
+  // none).
   // UNIMPLEMENTED when oneDNN has no primitive for the case (the caller keeps
   // its own path); INVALID_ARGUMENT for shapes that do not fit.
   static absl::StatusOr<std::unique_ptr<DnnlConvolution>> Create(const ConvAttributes& attrs, int64_t group,
                                                                  const Tensor& weights, const Tensor* bias,
-                                                                 const ConvPostOps& post_ops, const Dims& known_input);
+                                                                 const ConvPostOps& post_ops, const Dims& known_input,
+                                                                 ConvLayout layout = ConvLayout::kChannelsFirst);
   ~DnnlConvolution();
 
-  // Computes y from x (float, [N, C, d...]) and, with a residual post-op, z
+  // Computes y from x (float, in the layout) and, with a residual post-op, z
   // (float, y's shape). y must already have the output's shape.
   absl::Status Run(const Tensor& x, const Tensor* z, Tensor& y) const;
 
-  // The output shape for input dims `x`, or INVALID_ARGUMENT naming the shapes.
+  // The output shape for input dims `x` (both in the layout), or
+  // INVALID_ARGUMENT naming the shapes.
   absl::StatusOr<Dims> OutputDims(absl::Span<const int64_t> x) const;
 
   struct Compiled;
 
  private:
   DnnlConvolution(const ConvAttributes& attrs, int64_t group, const Tensor& weights, const Tensor* bias,
-                  const ConvPostOps& post_ops);
+                  const ConvPostOps& post_ops, ConvLayout layout);
+  // `x` in the caller's layout, as channels-first dims.
+  absl::StatusOr<Dims> ChannelsFirst(absl::Span<const int64_t> x) const;
   absl::StatusOr<std::shared_ptr<const Compiled>> CompiledFor(absl::Span<const int64_t> x) const;
   absl::StatusOr<std::shared_ptr<const Compiled>> Compile(absl::Span<const int64_t> x) const;
 
@@ -74,6 +89,7 @@ class DnnlConvolution {
   Tensor weights_;
   Tensor bias_;
   ConvPostOps post_ops_;
+  ConvLayout layout_;
   mutable absl::Mutex mu_;
   // By (input dims, intra-op threads).
   mutable std::map<std::pair<Dims, int>, std::shared_ptr<const Compiled>> compiled_ ABSL_GUARDED_BY(mu_);
@@ -83,8 +99,8 @@ class DnnlConvolution {
 // `post_ops`, or nullptr when this node keeps the reference path: its weights
 // are not a constant float initializer, or oneDNN has no primitive for it.
 // Compiles for the input shape when shape inference fixed it.
-absl::StatusOr<std::unique_ptr<DnnlConvolution>> CreateDnnlConvolutionFor(const OpKernelInfo& info,
-                                                                          const ConvPostOps& post_ops);
+absl::StatusOr<std::unique_ptr<DnnlConvolution>> CreateDnnlConvolutionFor(
+    const OpKernelInfo& info, const ConvPostOps& post_ops, ConvLayout layout = ConvLayout::kChannelsFirst);
 
 // Parses an activation as the fusion passes write it on a com.onyx node
 // ("Relu", "LeakyRelu", "Clip", "Sigmoid", "HardSigmoid", "Swish", or "" for

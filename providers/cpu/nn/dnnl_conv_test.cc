@@ -1,7 +1,8 @@
 // DnnlConvolution against a direct convolution written out in this test (one
 // multiply-add per tap, in double), over padded, strided, dilated, grouped and
 // depthwise shapes with channel counts that are not multiples of oneDNN's
-// block, 1 to 3 spatial dims, and the residual and activation post-ops.
+// block, 1 to 3 spatial dims, and the residual and activation post-ops; the
+// 2-D cases again with channels-last activations.
 #include "providers/cpu/nn/dnnl_conv.h"
 
 #include <algorithm>
@@ -98,6 +99,31 @@ std::vector<double> DirectConv(const Case& c, const Tensor& x, const Tensor& w, 
   return y;
 }
 
+// [N, C, H, W] <-> [N, H, W, C] copies, written out here.
+Tensor ToChannelsLast(const Tensor& t) {
+  const Dims& d = t.dims();
+  Tensor out = Tensor::Allocate(DataType::kFloat, {d[0], d[2], d[3], d[1]});
+  for (int64_t n = 0; n < d[0]; ++n)
+    for (int64_t c = 0; c < d[1]; ++c)
+      for (int64_t h = 0; h < d[2]; ++h)
+        for (int64_t w = 0; w < d[3]; ++w)
+          out.mutable_data<float>()[((n * d[2] + h) * d[3] + w) * d[1] + c] =
+              t.data<float>()[((n * d[1] + c) * d[2] + h) * d[3] + w];
+  return out;
+}
+
+Tensor ToChannelsFirst(const Tensor& t) {
+  const Dims& d = t.dims();  // [N, H, W, C]
+  Tensor out = Tensor::Allocate(DataType::kFloat, {d[0], d[3], d[1], d[2]});
+  for (int64_t n = 0; n < d[0]; ++n)
+    for (int64_t h = 0; h < d[1]; ++h)
+      for (int64_t w = 0; w < d[2]; ++w)
+        for (int64_t c = 0; c < d[3]; ++c)
+          out.mutable_data<float>()[((n * d[3] + c) * d[1] + h) * d[2] + w] =
+              t.data<float>()[((n * d[1] + h) * d[2] + w) * d[3] + c];
+  return out;
+}
+
 class DnnlConvTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DnnlConvTest, MatchesDirectConvolution) {
@@ -135,6 +161,55 @@ TEST_P(DnnlConvTest, MatchesDirectConvolution) {
   EXPECT_TRUE(std::equal(y.data<float>(), y.data<float>() + y.num_elements(), again.data<float>())) << c.name;
 }
 
+class DnnlConvChannelsLastTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(DnnlConvChannelsLastTest, MatchesDirectConvolution) {
+  const Case& c = GetParam();
+  std::mt19937 rng(11);
+  Dims w_dims = {c.out_channels, c.x[1] / c.group, c.kernel[0], c.kernel[1]};
+  const Tensor x = Random(c.x, rng), w = Random(w_dims, rng);
+  const Tensor b = Random({c.out_channels}, rng);
+  ConvAttributes attrs;
+  attrs.kernel_shape = c.kernel;
+  attrs.strides = c.strides;
+  attrs.dilations = c.dilations;
+  attrs.pads = c.pads;
+  const Tensor x_last = ToChannelsLast(x);
+  const Dims known = c.x[0] == 1 ? x_last.dims() : Dims{};
+  auto conv =
+      DnnlConvolution::Create(attrs, c.group, w, c.bias ? &b : nullptr, c.post_ops, known, ConvLayout::kChannelsLast);
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  auto out = (*conv)->OutputDims(x_last.dims());
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Dims first = {(*out)[0], (*out)[3], (*out)[1], (*out)[2]};
+  const Tensor z = Random(first, rng);
+  const Tensor z_last = ToChannelsLast(z);
+  Tensor y = Tensor::Allocate(DataType::kFloat, *out);
+  ASSERT_TRUE((*conv)->Run(x_last, c.post_ops.residual ? &z_last : nullptr, y).ok());
+  const Tensor y_first = ToChannelsFirst(y);
+  const std::vector<double> expected =
+      DirectConv(c, x, w, c.bias ? &b : nullptr, c.post_ops.residual ? &z : nullptr, first);
+  ASSERT_EQ(static_cast<int64_t>(expected.size()), y_first.num_elements());
+  double worst = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    worst = std::max(worst, std::abs(y_first.data<float>()[i] - expected[i]) / (1.0 + std::abs(expected[i])));
+  }
+  EXPECT_LT(worst, 1e-5) << c.name;
+}
+
+TEST(DnnlConvErrorTest, ChannelsLastTakesTwoSpatialDims) {
+  std::mt19937 rng(3);
+  const Tensor w = Random({4, 3, 3}, rng);
+  auto conv = DnnlConvolution::Create(ConvAttributes{}, 1, w, nullptr, ConvPostOps{}, {}, ConvLayout::kChannelsLast);
+  EXPECT_EQ(conv.status().code(), absl::StatusCode::kInvalidArgument);
+  const Tensor w2 = Random({4, 3, 3, 3}, rng);
+  auto conv2 = DnnlConvolution::Create(ConvAttributes{}, 1, w2, nullptr, ConvPostOps{}, {}, ConvLayout::kChannelsLast);
+  ASSERT_TRUE(conv2.ok()) << conv2.status();
+  // [N, H, W, C] with 5 channels against weights for 3.
+  EXPECT_EQ((*conv2)->OutputDims(Dims{1, 8, 8, 5}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(*(*conv2)->OutputDims(Dims{2, 8, 7, 3}), (Dims{2, 6, 5, 4}));
+}
+
 ConvPostOps Post(bool residual, ConvActivation::Kind kind, float alpha = 0, float beta = 0) {
   ConvPostOps p;
   p.residual = residual;
@@ -143,62 +218,56 @@ ConvPostOps Post(bool residual, ConvActivation::Kind kind, float alpha = 0, floa
 }
 
 using K = ConvActivation::Kind;
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, DnnlConvTest,
-    ::testing::Values(
-        Case{"plain3x3", {1, 5, 9, 7}, 7, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
-        Case{"strided_asym_pads", {2, 3, 11, 10}, 17, 1, {3, 2}, {2, 3}, {1, 1}, {0, 1, 2, 0}},
-        Case{"dilated", {1, 6, 12, 12}, 5, 1, {3, 3}, {1, 1}, {2, 3}, {2, 3, 2, 3}},
-        Case{"grouped", {1, 12, 8, 8}, 18, 3, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
-        Case{"depthwise", {2, 19, 10, 9}, 19, 19, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
-        Case{"depthwise_multiplier", {1, 7, 6, 6}, 14, 7, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},
-        Case{"pointwise_no_bias", {1, 33, 5, 5}, 31, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false},
-        Case{"conv1d", {2, 4, 20}, 6, 2, {5}, {2}, {2}, {3, 1}},
-        Case{"conv3d", {1, 3, 5, 6, 7}, 4, 1, {3, 2, 3}, {1, 2, 1}, {1, 1, 2}, {1, 0, 2, 1, 1, 2}},
-        Case{"residual_relu", {1, 16, 7, 7}, 16, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(true, K::kRelu)},
-        Case{"residual_blocked_odd",
-             {2, 9, 6, 5},
-             21,
-             1,
-             {1, 1},
-             {1, 1},
-             {1, 1},
-             {0, 0, 0, 0},
-             true,
-             Post(true, K::kNone)},
-        Case{"leaky_relu",
-             {1, 8, 6, 6},
-             8,
-             8,
-             {3, 3},
-             {1, 1},
-             {1, 1},
-             {1, 1, 1, 1},
-             true,
-             Post(false, K::kLeakyRelu, 0.1f)},
-        Case{"clip_relu6",
-             {1, 24, 6, 6},
-             24,
-             24,
-             {3, 3},
-             {1, 1},
-             {1, 1},
-             {1, 1, 1, 1},
-             true,
-             Post(false, K::kClip, 0.f, 6.f)},
-        Case{"sigmoid", {1, 10, 5, 5}, 3, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSigmoid)},
-        Case{"hard_sigmoid",
-             {1, 10, 5, 5},
-             12,
-             2,
-             {1, 1},
-             {1, 1},
-             {1, 1},
-             {0, 0, 0, 0},
-             true,
-             Post(false, K::kHardSigmoid, 1.f / 6, 0.5f)},
-        Case{"swish", {1, 32, 8, 8}, 32, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSwish, 1.f)}),
-    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+const Case kCases[] = {
+    Case{"plain3x3", {1, 5, 9, 7}, 7, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    Case{"strided_asym_pads", {2, 3, 11, 10}, 17, 1, {3, 2}, {2, 3}, {1, 1}, {0, 1, 2, 0}},
+    Case{"dilated", {1, 6, 12, 12}, 5, 1, {3, 3}, {1, 1}, {2, 3}, {2, 3, 2, 3}},
+    Case{"grouped", {1, 12, 8, 8}, 18, 3, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    Case{"depthwise", {2, 19, 10, 9}, 19, 19, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+    Case{"depthwise_multiplier", {1, 7, 6, 6}, 14, 7, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},
+    Case{"pointwise_no_bias", {1, 33, 5, 5}, 31, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false},
+    Case{"conv1d", {2, 4, 20}, 6, 2, {5}, {2}, {2}, {3, 1}},
+    Case{"conv3d", {1, 3, 5, 6, 7}, 4, 1, {3, 2, 3}, {1, 2, 1}, {1, 1, 2}, {1, 0, 2, 1, 1, 2}},
+    Case{"residual_relu", {1, 16, 7, 7}, 16, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(true, K::kRelu)},
+    Case{"residual_blocked_odd", {2, 9, 6, 5}, 21, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, Post(true, K::kNone)},
+    Case{
+        "leaky_relu", {1, 8, 6, 6}, 8, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kLeakyRelu, 0.1f)},
+    Case{"clip_relu6",
+         {1, 24, 6, 6},
+         24,
+         24,
+         {3, 3},
+         {1, 1},
+         {1, 1},
+         {1, 1, 1, 1},
+         true,
+         Post(false, K::kClip, 0.f, 6.f)},
+    Case{"sigmoid", {1, 10, 5, 5}, 3, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSigmoid)},
+    Case{"hard_sigmoid",
+         {1, 10, 5, 5},
+         12,
+         2,
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         {0, 0, 0, 0},
+         true,
+         Post(false, K::kHardSigmoid, 1.f / 6, 0.5f)},
+    Case{"swish", {1, 32, 8, 8}, 32, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSwish, 1.f)},
+};
+
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) { return info.param.name; }
+
+std::vector<Case> TwoDimensionalCases() {
+  std::vector<Case> out;
+  for (const Case& c : kCases) {
+    if (c.kernel.size() == 2) out.push_back(c);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, DnnlConvTest, ::testing::ValuesIn(kCases), CaseName);
+INSTANTIATE_TEST_SUITE_P(Shapes, DnnlConvChannelsLastTest, ::testing::ValuesIn(TwoDimensionalCases()), CaseName);
 
 TEST(DnnlConvErrorTest, MismatchedShapesAreInvalidArgument) {
   std::mt19937 rng(1);

@@ -5,6 +5,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   nn/conv_transpose.cc
   nn/depth_to_space.cc
   nn/dnnl_conv.cc
+  nn/dnnl_support.cc
   nn/dropout.cc
   nn/grid_sample.cc
   nn/gru.cc

@@ -1,0 +1,222 @@
+// The channels-last layout pass on small networks of the shapes CNNs have:
+// each graph's outputs equal the unoptimised graph's (NCHW kernels, the
+// reference pooling loops) on random inputs, and its op histogram shows what
+// ran channels-last and how many layout conversions are left.
+#include "optimizer/nhwc_layout.h"
+
+#include "gtest/gtest.h"
+#include "optimizer/optimizer_test_util.h"
+#include "tests/util/model_builder.h"
+
+namespace onyx {
+namespace {
+
+using testing::CompareLevels;
+using testing::Count;
+using testing::FloatAttr;
+using testing::FloatTensor;
+using testing::Int64Tensor;
+using testing::IntAttr;
+using testing::IntsAttr;
+using testing::ModelBuilder;
+using testing::RandomFloatTensor;
+using testing::StringAttr;
+
+onnx::NodeProto& Conv(ModelBuilder& m, const std::string& x, const std::string& y, int64_t in, int64_t out, int64_t k,
+                      uint32_t seed, int64_t group = 1, int64_t stride = 1) {
+  m.Initializer(y + "_w", RandomFloatTensor({out, in / group, k, k}, seed));
+  m.Initializer(y + "_b", RandomFloatTensor({out}, seed + 1));
+  auto& n = m.Node("Conv", {x, y + "_w", y + "_b"}, {y});
+  *n.add_attribute() = IntsAttr("pads", {k / 2, k / 2, k / 2, k / 2});
+  *n.add_attribute() = IntsAttr("strides", {stride, stride});
+  *n.add_attribute() = IntAttr("group", group);
+  return n;
+}
+
+// Stem, max pool, a residual block, global pool and a classifier: one
+// conversion in (the input) and one out (before Flatten).
+TEST(NhwcLayoutTest, ResidualNetworkConvertsOnlyAtItsEnds) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {-1, 3, 16, 16}).Output("y", DataType::kFloat, {-1, 5});
+  Conv(m, "x", "c1", 3, 12, 3, 1, 1, 2);
+  m.Node("Relu", {"c1"}, {"r1"});
+  auto& pool = m.Node("MaxPool", {"r1"}, {"p1"});
+  *pool.add_attribute() = IntsAttr("kernel_shape", {3, 3});
+  *pool.add_attribute() = IntsAttr("strides", {2, 2});
+  *pool.add_attribute() = IntsAttr("pads", {1, 1, 1, 1});
+  Conv(m, "p1", "c2", 12, 12, 3, 3);
+  m.Node("Relu", {"c2"}, {"r2"});
+  Conv(m, "r2", "c3", 12, 12, 3, 5);
+  m.Node("Add", {"c3", "p1"}, {"s"});
+  m.Node("Relu", {"s"}, {"r3"});
+  m.Node("GlobalAveragePool", {"r3"}, {"g"});
+  m.Node("Flatten", {"g"}, {"f"});
+  m.Initializer("fc_w", RandomFloatTensor({5, 12}, 7));
+  m.Initializer("fc_b", RandomFloatTensor({5}, 8));
+  auto& gemm = m.Node("Gemm", {"f", "fc_w", "fc_b"}, {"y"});
+  *gemm.add_attribute() = IntAttr("transB", 1);
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 16, 16}, 9))}});
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 3);
+  EXPECT_EQ(Count(c.after, "NhwcMaxPool"), 1);
+  EXPECT_EQ(Count(c.after, "NhwcGlobalAveragePool"), 1);
+  EXPECT_EQ(Count(c.after, "Transpose"), 2);
+  EXPECT_EQ(Count(c.after, "Relu") + Count(c.after, "Add") + Count(c.after, "MaxPool"), 0);
+}
+
+// Pre-activation dense block: Concat on channels, BatchNorm and Relu become
+// a depthwise convolution with the Relu as its post-op, then a transition
+// with average pooling. The output leaves the layout once.
+TEST(NhwcLayoutTest, DenseBlockKeepsConcatAndBatchNormChannelsLast) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 4, 12, 10}).Output("y", DataType::kFloat, {1, 6, 6, 5});
+  Conv(m, "x", "c1", 4, 5, 3, 11);
+  Conv(m, "c1", "c2", 5, 7, 3, 13);
+  m.Node("Concat", {"c1", "c2", "x"}, {"cat"}).add_attribute()->CopyFrom(IntAttr("axis", 1));
+  m.Initializer("bn_s", RandomFloatTensor({16}, 15));
+  m.Initializer("bn_b", RandomFloatTensor({16}, 16));
+  m.Initializer("bn_m", RandomFloatTensor({16}, 17));
+  m.Initializer("bn_v", FloatTensor({16}, {0.5f, 1.f, 2.f, 0.25f, 1.5f, 0.75f, 3.f, 1.f, 0.6f, 0.9f, 1.1f, 1.3f, 0.4f,
+                                           2.5f, 0.8f, 1.7f}));
+  auto& bn = m.Node("BatchNormalization", {"cat", "bn_s", "bn_b", "bn_m", "bn_v"}, {"bn"});
+  *bn.add_attribute() = FloatAttr("epsilon", 1e-3f);
+  m.Node("Relu", {"bn"}, {"r"});
+  Conv(m, "r", "c3", 16, 6, 1, 19);
+  auto& pool = m.Node("AveragePool", {"c3"}, {"y"});
+  *pool.add_attribute() = IntsAttr("kernel_shape", {2, 2});
+  *pool.add_attribute() = IntsAttr("strides", {2, 2});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 4, 12, 10}, 20))}});
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 4);  // three convolutions and the BatchNorm
+  EXPECT_EQ(Count(c.after, "Concat"), 1);
+  EXPECT_EQ(Count(c.after, "NhwcAveragePool"), 1);
+  EXPECT_EQ(Count(c.after, "BatchNormalization") + Count(c.after, "Relu"), 0);
+  EXPECT_EQ(Count(c.after, "Transpose"), 2);
+}
+
+// Squeeze-excite: the gate [N, C, 1, 1] multiplies the feature map by
+// broadcasting, and a per-channel constant [C, 1, 1] is added after it.
+TEST(NhwcLayoutTest, SqueezeExciteBroadcastsChannelsLast) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 8, 9, 9}).Output("y", DataType::kFloat, {1, 8, 9, 9});
+  Conv(m, "x", "dw", 8, 8, 3, 21, 8);
+  m.Node("GlobalAveragePool", {"dw"}, {"g"});
+  Conv(m, "g", "sq", 8, 4, 1, 23);
+  m.Node("Relu", {"sq"}, {"sqr"});
+  Conv(m, "sqr", "ex", 4, 8, 1, 25);
+  m.Node("HardSigmoid", {"ex"}, {"gate"});
+  m.Node("Mul", {"dw", "gate"}, {"scaled"});
+  m.Initializer("shift", RandomFloatTensor({8, 1, 1}, 27));
+  m.Node("Add", {"scaled", "shift"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 8, 9, 9}, 28))}});
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 3);
+  EXPECT_EQ(Count(c.after, "Mul"), 1);
+  EXPECT_EQ(Count(c.after, "Add"), 1);
+  EXPECT_EQ(Count(c.after, "Transpose"), 2);
+}
+
+// Upsampling between convolutions, by scales (nearest) and by sizes (linear).
+TEST(NhwcLayoutTest, ResizeRunsOnPermutedScalesAndSizes) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 3, 5, 6}).Output("y", DataType::kFloat, {1, 4, 20, 18});
+  Conv(m, "x", "c1", 3, 4, 3, 31);
+  m.Initializer("scales", FloatTensor({4}, {1.f, 1.f, 2.f, 2.f}));
+  m.Node("Resize", {"c1", "", "scales"}, {"up"}).add_attribute()->CopyFrom(StringAttr("mode", "nearest"));
+  Conv(m, "up", "c2", 4, 4, 3, 33);
+  m.Initializer("sizes", Int64Tensor({4}, {1, 4, 20, 18}));
+  auto& resize = m.Node("Resize", {"c2", "", "", "sizes"}, {"y"});
+  *resize.add_attribute() = StringAttr("mode", "linear");
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 5, 6}, 34))}});
+  EXPECT_EQ(Count(c.after, "Resize"), 2);
+  EXPECT_EQ(Count(c.after, "Transpose"), 2);
+}
+
+// A model that goes channels-last itself around a block (ConvNeXt writes
+// Transpose 0,2,3,1 ... Transpose 0,3,1,2): its transposes are absorbed.
+TEST(NhwcLayoutTest, AbsorbsTheModelsOwnLayoutTransposes) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 6, 7, 7}).Output("y", DataType::kFloat, {1, 6, 7, 7});
+  Conv(m, "x", "stem", 6, 6, 3, 41);
+  Conv(m, "stem", "dw", 6, 6, 7, 43, 6);
+  m.Node("Transpose", {"dw"}, {"t_in"}).add_attribute()->CopyFrom(IntsAttr("perm", {0, 2, 3, 1}));
+  m.Initializer("gamma", RandomFloatTensor({6}, 45));
+  m.Node("Mul", {"t_in", "gamma"}, {"scaled"});
+  m.Node("Transpose", {"scaled"}, {"t_out"}).add_attribute()->CopyFrom(IntsAttr("perm", {0, 3, 1, 2}));
+  m.Node("Add", {"t_out", "stem"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 6, 7, 7}, 46))}});
+  EXPECT_EQ(Count(c.before, "Transpose"), 2);
+  EXPECT_EQ(Count(c.after, "Transpose"), 2);  // the input and the output
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 2);
+}
+
+// Nodes the layout leaves alone get NCHW operands back: MaxPool with
+// Indices, Concat on a spatial axis, AveragePool with ceil_mode counting pads.
+// An intermediate that is also a graph output keeps its NCHW value.
+TEST(NhwcLayoutTest, LeavesTheLayoutWhereANodeNeedsNchw) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 3, 9, 9});
+  m.Output("c1", DataType::kFloat, {1, 5, 9, 9}).Output("idx", DataType::kInt64, {1, 5, 5, 5});
+  m.Output("cat", DataType::kFloat, {1, 5, 18, 9}).Output("avg", DataType::kFloat, {1, 5, 5, 5});
+  Conv(m, "x", "c1", 3, 5, 3, 51);
+  Conv(m, "c1", "c2", 5, 5, 3, 53);
+  auto& pool = m.Node("MaxPool", {"c2"}, {"mp", "idx"});
+  *pool.add_attribute() = IntsAttr("kernel_shape", {2, 2});
+  *pool.add_attribute() = IntsAttr("strides", {2, 2});
+  *pool.add_attribute() = IntAttr("ceil_mode", 1);
+  m.Node("Concat", {"c1", "c2"}, {"cat"}).add_attribute()->CopyFrom(IntAttr("axis", 2));
+  auto& avg = m.Node("AveragePool", {"c2"}, {"avg"});
+  *avg.add_attribute() = IntsAttr("kernel_shape", {3, 3});
+  *avg.add_attribute() = IntsAttr("strides", {2, 2});
+  *avg.add_attribute() = IntsAttr("pads", {1, 1, 1, 1});
+  *avg.add_attribute() = IntAttr("ceil_mode", 1);
+  *avg.add_attribute() = IntAttr("count_include_pad", 1);
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 9, 9}, 54))}});
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 2);
+  EXPECT_EQ(Count(c.after, "MaxPool"), 1);
+  EXPECT_EQ(Count(c.after, "AveragePool"), 1);
+  EXPECT_EQ(Count(c.after, "Transpose"), 3);  // x in; c1 and c2 out
+}
+
+// Pooling geometries against the reference loops: padding, strides, ceil
+// mode for max, averages with and without the pads counted, a window as
+// large as the input, and pads as wide as the window.
+TEST(NhwcLayoutTest, PoolingGeometriesMatchTheReference) {
+  struct Pool {
+    const char* op;
+    std::vector<int64_t> kernel, strides, pads;
+    int64_t ceil_mode, count_include_pad;
+  };
+  const Pool pools[] = {
+      {"MaxPool", {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},     {"MaxPool", {2, 3}, {2, 1}, {0, 1, 1, 0}, 1, 0},
+      {"AveragePool", {3, 3}, {1, 1}, {1, 1, 1, 1}, 0, 1}, {"AveragePool", {3, 2}, {2, 2}, {1, 0, 1, 1}, 0, 0},
+      {"AveragePool", {3, 3}, {2, 2}, {0, 0, 0, 0}, 1, 0}, {"MaxPool", {11, 10}, {1, 1}, {0, 0, 0, 0}, 0, 0},
+      {"MaxPool", {2, 2}, {1, 1}, {2, 2, 2, 2}, 0, 0},     {"AveragePool", {2, 2}, {3, 3}, {2, 1, 2, 1}, 0, 0},
+  };
+  for (const Pool& p : pools) {
+    SCOPED_TRACE(::testing::Message() << p.op << " kernel " << p.kernel[0] << "x" << p.kernel[1] << " pads "
+                                      << p.pads[0] << p.pads[1] << p.pads[2] << p.pads[3] << " ceil " << p.ceil_mode);
+    ModelBuilder m(13);
+    m.Input("x", DataType::kFloat, {2, 3, 11, 10}).Output("y", DataType::kFloat, {-1, -1, -1, -1});
+    Conv(m, "x", "c", 3, 19, 3, 61);
+    auto& pool = m.Node(p.op, {"c"}, {"y"});
+    *pool.add_attribute() = IntsAttr("kernel_shape", p.kernel);
+    *pool.add_attribute() = IntsAttr("strides", p.strides);
+    *pool.add_attribute() = IntsAttr("pads", p.pads);
+    *pool.add_attribute() = IntAttr("ceil_mode", p.ceil_mode);
+    if (std::string(p.op) == "AveragePool") *pool.add_attribute() = IntAttr("count_include_pad", p.count_include_pad);
+    auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 11, 10}, 62))}});
+    EXPECT_EQ(Count(c.after, std::string("Nhwc") + p.op), 1);
+  }
+}
+
+TEST(NhwcLayoutTest, GlobalMaxPoolAndOtherLevelsKeepNchw) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 70, 6, 5}).Output("y", DataType::kFloat, {1, 70, 1, 1});
+  Conv(m, "x", "c", 70, 70, 3, 71, 70);
+  m.Node("GlobalMaxPool", {"c"}, {"y"});
+  auto all = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 70, 6, 5}, 72))}});
+  EXPECT_EQ(Count(all.after, "NhwcGlobalMaxPool"), 1);
+  auto extended = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 70, 6, 5}, 72))}}, OptimizationLevel::kExtended);
+  EXPECT_EQ(Count(extended.after, "NhwcConv") + Count(extended.after, "Transpose"), 0);
+}
+
+}  // namespace
+}  // namespace onyx

@@ -1,0 +1,12 @@
+#include "providers/cpu/nhwc/nhwc_kernels.h"
+
+#include "providers/cpu/kernel_tables.h"
+
+namespace onyx {
+
+void RegisterNhwcKernels(KernelRegistry& r) {
+  RegisterNhwcConvKernels(r);
+  RegisterNhwcPoolKernels(r);
+}
+
+}  // namespace onyx

@@ -1,0 +1,14 @@
+// Kernels for the com.onyx channels-last operators that the layout pass
+// (engine/optimizer/nhwc_layout.h) emits: NhwcConv, NhwcMaxPool,
+// NhwcAveragePool, NhwcGlobalAveragePool and NhwcGlobalMaxPool. Their
+// contracts are documented in engine/optimizer/README.md.
+#pragma once
+
+#include "framework/kernel_registry.h"
+
+namespace onyx {
+
+void RegisterNhwcConvKernels(KernelRegistry& registry);  // nhwc_conv.cc
+void RegisterNhwcPoolKernels(KernelRegistry& registry);  // nhwc_pool.cc
+
+}  // namespace onyx

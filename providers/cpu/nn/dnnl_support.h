@@ -1,0 +1,35 @@
+// What every oneDNN-backed kernel shares: the process's CPU engine, a stream
+// per calling thread, and the conversion of oneDNN's exceptions to Status.
+#pragma once
+
+#include <exception>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace onyx {
+
+// One engine for the process (oneDNN engines are thread-safe).
+dnnl::engine& DnnlCpuEngine();
+
+// The calling thread's in-order stream on that engine.
+dnnl::stream& DnnlThreadStream();
+
+// Runs `fn` (returning Status), turning a oneDNN exception into UNIMPLEMENTED
+// when the library has no implementation of `what`, else INTERNAL.
+template <typename Fn>
+absl::Status DnnlGuarded(const char* what, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_unimplemented) {
+      return absl::UnimplementedError(absl::StrCat("oneDNN has no ", what, ": ", e.what()));
+    }
+    return absl::InternalError(absl::StrCat("oneDNN ", what, " failed: ", e.what()));
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("oneDNN ", what, " failed: ", e.what()));
+  }
+}
+
+}  // namespace onyx
