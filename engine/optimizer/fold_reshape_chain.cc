@@ -39,8 +39,8 @@ absl::StatusOr<bool> FoldReshapeChain::ApplyImpl(Graph& graph) const {
       changed = true;
       continue;
     }
-    bool pair = (IsOp(inner, "Squeeze") && IsOp(outer, "Unsqueeze")) ||
-                (IsOp(inner, "Unsqueeze") && IsOp(outer, "Squeeze"));
+    bool pair =
+        (IsOp(inner, "Squeeze") && IsOp(outer, "Unsqueeze")) || (IsOp(inner, "Unsqueeze") && IsOp(outer, "Squeeze"));
     if (!pair) continue;
     std::vector<int64_t> a1, a2;
     if (!Axes(graph, *inner, &a1) || !Axes(graph, *outer, &a2) || a1 != a2) continue;

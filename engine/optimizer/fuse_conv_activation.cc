@@ -46,6 +46,7 @@ std::optional<Activation> MatchActivation(const Graph& graph, Node* next) {
   if (IsOp(next, "Relu")) return Activation{"Relu", {}, next, {next}};
   if (IsOp(next, "LeakyRelu")) return Activation{"LeakyRelu", {attr_f("alpha", 0.01f)}, next, {next}};
   if (IsOp(next, "Sigmoid")) return Activation{"Sigmoid", {}, next, {next}};
+  if (IsOp(next, "HardSwish")) return Activation{"HardSwish", {}, next, {next}};
   if (IsOp(next, "HardSigmoid")) {
     return Activation{"HardSigmoid", {attr_f("alpha", 0.2f), attr_f("beta", 0.5f)}, next, {next}};
   }

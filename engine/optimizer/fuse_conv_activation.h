@@ -1,8 +1,8 @@
 // Conv (+ Add of a same-shaped residual) (+ an activation) -> com.onyx
 // FusedConv, which applies the addition and the activation while the Conv
 // output is still hot in cache (oneDNN runs them as post-ops). Activations:
-// Relu, LeakyRelu, Clip with constant bounds (ReLU6), Sigmoid, HardSigmoid, and
-// x * Sigmoid(x) (SiLU, "Swish"). A Conv with neither an Add nor an
+// Relu, LeakyRelu, Clip with constant bounds (ReLU6), Sigmoid, HardSigmoid,
+// HardSwish, and x * Sigmoid(x) (SiLU, "Swish"). A Conv with neither an Add nor an
 // activation is left alone. Attributes of the Conv are kept; `activation`
 // names the activation and `activation_params` holds its parameters (see
 // engine/optimizer/README.md); the residual, when present, is the fourth
@@ -24,7 +24,7 @@ struct MatchedActivation {
 };
 
 // The activation `next` computes, when it is a Relu, LeakyRelu, Sigmoid,
-// HardSigmoid or Clip with constant bounds; nullopt otherwise.
+// HardSigmoid, HardSwish or Clip with constant bounds; nullopt otherwise.
 std::optional<MatchedActivation> MatchSingleNodeActivation(const Graph& graph, const Node* next);
 
 class FuseConvActivation final : public GraphTransformer {

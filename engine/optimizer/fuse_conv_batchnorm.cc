@@ -18,7 +18,8 @@ absl::StatusOr<bool> FuseConvBatchNorm::ApplyImpl(Graph& graph) const {
     }
     if (const auto* training = bn->FindAttribute("training_mode"); training && training->i() != 0) continue;
     const Tensor* w = ConstantValue(graph, conv->inputs[1]);
-    const Tensor* b = conv->inputs.size() > 2 && !conv->inputs[2].empty() ? ConstantValue(graph, conv->inputs[2]) : nullptr;
+    const Tensor* b =
+        conv->inputs.size() > 2 && !conv->inputs[2].empty() ? ConstantValue(graph, conv->inputs[2]) : nullptr;
     if (conv->inputs.size() > 2 && !conv->inputs[2].empty() && b == nullptr) continue;
     const Tensor* gamma = ConstantValue(graph, bn->inputs[1]);
     const Tensor* beta = ConstantValue(graph, bn->inputs[2]);
@@ -26,9 +27,8 @@ absl::StatusOr<bool> FuseConvBatchNorm::ApplyImpl(Graph& graph) const {
     const Tensor* var = ConstantValue(graph, bn->inputs[4]);
     if (!w || !gamma || !beta || !mean || !var || w->type() != DataType::kFloat || w->rank() < 3) continue;
     const int64_t out_c = w->dims()[0];
-    bool shapes_ok = gamma->num_elements() == out_c && beta->num_elements() == out_c &&
-                     mean->num_elements() == out_c && var->num_elements() == out_c &&
-                     (b == nullptr || b->num_elements() == out_c);
+    bool shapes_ok = gamma->num_elements() == out_c && beta->num_elements() == out_c && mean->num_elements() == out_c &&
+                     var->num_elements() == out_c && (b == nullptr || b->num_elements() == out_c);
     for (const Tensor* t : {gamma, beta, mean, var}) shapes_ok &= t->type() == DataType::kFloat;
     if (!shapes_ok) continue;
     const float eps = bn->FindAttribute("epsilon") ? bn->FindAttribute("epsilon")->f() : 1e-5f;

@@ -139,12 +139,35 @@ class Rewriter {
       return;
     }
     if (ConvertConv(n) || ConvertBatchNorm(n) || ConvertPool(n) || ConvertActivation(n) || ConvertUnary(n) ||
-        ConvertBroadcast(n) || ConvertConcat(n) || ConvertResize(n)) {
+        ConvertBroadcast(n) || ConvertConcat(n) || ConvertResize(n) || ConvertSplit(n) || ConvertSlice(n)) {
       changed_ = true;
     }
   }
 
   bool Mapped(const std::string& value) const { return !value.empty() && nhwc_.count(value) > 0; }
+
+  // True when `value` is a rank-4 tensor. Callers know the rank from the op
+  // (a 2-D convolution's X and Y, the output of an op whose data input is
+  // rank 4): a value shape inference left without a shape (a Reshape of a
+  // computed shape) gets rank 4 with unknown dims and `type` when untyped.
+  bool Rank4(const std::string& value, DataType type) {
+    const ValueInfo* info = graph_.FindValueInfo(value);
+    if (info != nullptr && info->kind != ValueInfo::Kind::kTensor) return false;
+    if (info != nullptr && info->has_shape) return info->dims.size() == 4;
+    ValueInfo known = info != nullptr ? *info : ValueInfo{};
+    known.name = value;
+    if (known.type == DataType::kUndefined) known.type = type;
+    known.has_shape = true;
+    known.dims.assign(4, -1);
+    known.dim_params.assign(4, "");
+    graph_.SetValueInfo(value, known);
+    return true;
+  }
+
+  DataType TypeOf(const std::string& value) const {
+    const ValueInfo* info = graph_.FindValueInfo(value);
+    return info != nullptr ? info->type : DataType::kUndefined;
+  }
 
   void Record(const std::string& nchw, const std::string& nhwc) {
     nhwc_[nchw] = nhwc;
@@ -241,15 +264,15 @@ class Rewriter {
   bool ConvertConv(Node& n) {
     const bool conv = IsOp(&n, "Conv"), fused = n.domain == kOnyxDomain && n.op_type == "FusedConv";
     if (!conv && !fused) return false;
-    if (n.inputs.size() < 2 || !IsRank4Float(graph_, n.inputs[0]) || Rank4Info(graph_, n.outputs[0]) == nullptr) {
-      return false;
-    }
+    if (n.inputs.size() < 2) return false;
     const Tensor* w = ConstantValue(graph_, n.inputs[1]);
     if (w == nullptr || w->type() != DataType::kFloat || w->rank() != 4) return false;
+    if (!Rank4(n.inputs[0], DataType::kFloat) || !IsRank4Float(graph_, n.inputs[0])) return false;
+    if (!Rank4(n.outputs[0], DataType::kFloat)) return false;
     const bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
     if (has_bias && ConstantValue(graph_, n.inputs[2]) == nullptr) return false;
     const bool has_residual = n.inputs.size() > 3 && !n.inputs[3].empty();
-    if (has_residual && Rank4Info(graph_, n.inputs[3]) == nullptr) return false;
+    if (has_residual && !Rank4(n.inputs[3], DataType::kFloat)) return false;
     auto out = OnyxNode(n, "NhwcConv");
     out->attributes = n.attributes;
     out->inputs = {Nhwc(n.inputs[0]), n.inputs[1], has_bias ? n.inputs[2] : ""};
@@ -269,12 +292,16 @@ class Rewriter {
       return false;
     }
     if (IntAttr(n, "training_mode", 0) != 0 || !IsRank4Float(graph_, n.inputs[0])) return false;
-    const int64_t channels = Rank4Info(graph_, n.inputs[0])->dims[1];
     const Tensor* p[4];
     for (int i = 0; i < 4; ++i) {
       p[i] = ConstantValue(graph_, n.inputs[i + 1]);
-      if (p[i] == nullptr || p[i]->type() != DataType::kFloat || p[i]->num_elements() != channels) return false;
+      if (p[i] == nullptr || p[i]->type() != DataType::kFloat || p[i]->num_elements() != p[0]->num_elements()) {
+        return false;
+      }
     }
+    const int64_t channels = p[0]->num_elements();
+    const int64_t declared = Rank4Info(graph_, n.inputs[0])->dims[1];
+    if ((declared >= 0 && declared != channels) || !Rank4(n.outputs[0], DataType::kFloat)) return false;
     const onnx::AttributeProto* eps_attr = n.FindAttribute("epsilon");
     const double eps = eps_attr != nullptr ? eps_attr->f() : 1e-5;
     Tensor weights = Tensor::Allocate(DataType::kFloat, {channels, 1, 1, 1});
@@ -301,7 +328,7 @@ class Rewriter {
     const bool max = IsOp(&n, "MaxPool"), avg = IsOp(&n, "AveragePool");
     const bool gmax = IsOp(&n, "GlobalMaxPool"), gavg = IsOp(&n, "GlobalAveragePool");
     if (!(max || avg || gmax || gavg) || !Mapped(n.inputs[0]) || !IsRank4Float(graph_, n.inputs[0])) return false;
-    if (Rank4Info(graph_, n.outputs[0]) == nullptr) return false;
+    if (!Rank4(n.outputs[0], DataType::kFloat)) return false;
     if (n.outputs.size() > 1 && !n.outputs[1].empty()) return false;  // MaxPool's Indices
     if (max || avg) {
       const onnx::AttributeProto* kernel = n.FindAttribute("kernel_shape");
@@ -337,7 +364,7 @@ class Rewriter {
     Node* conv = graph_.Producer(nhwc_in);
     if (conv == nullptr || conv->FindAttribute("activation") != nullptr) return false;
     std::optional<MatchedActivation> act = MatchSingleNodeActivation(graph_, &n);
-    if (!act || Rank4Info(graph_, n.outputs[0]) == nullptr) return false;
+    if (!act || !Rank4(n.outputs[0], DataType::kFloat)) return false;
     SetActivation(*conv, act->name, act->params);
     nhwc_.erase(n.inputs[0]);
     recorded_.erase(std::find(recorded_.begin(), recorded_.end(), n.inputs[0]));
@@ -350,22 +377,23 @@ class Rewriter {
 
   bool ConvertUnary(Node& n) {
     if (!IsUnaryElementwise(n) || n.outputs.size() != 1 || !Mapped(n.inputs[0])) return false;
-    if (Rank4Info(graph_, n.outputs[0]) == nullptr) return false;
+    if (!Rank4(n.outputs[0], TypeOf(n.inputs[0]))) return false;
     n.inputs[0] = nhwc_[n.inputs[0]];
     ProduceNhwc(n, 0);
     return true;
   }
 
   bool ConvertBroadcast(Node& n) {
-    if (!IsBroadcastElementwise(n) || n.outputs.size() != 1 || Rank4Info(graph_, n.outputs[0]) == nullptr) {
-      return false;
-    }
+    if (!IsBroadcastElementwise(n) || n.outputs.size() != 1) return false;
     if (std::none_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& v) { return Mapped(v); })) return false;
     for (const std::string& v : n.inputs) {
       if (v.empty() || Mapped(v) || Rank4Info(graph_, v) != nullptr) continue;
       const Tensor* t = ConstantValue(graph_, v);
       if (t == nullptr || t->rank() > 4 || t->type() == DataType::kString) return false;
     }
+    const std::string& first_mapped =
+        *std::find_if(n.inputs.begin(), n.inputs.end(), [&](const std::string& v) { return Mapped(v); });
+    if (!Rank4(n.outputs[0], TypeOf(first_mapped))) return false;
     for (std::string& v : n.inputs) {
       if (v.empty()) continue;
       if (Mapped(v) || ConstantValue(graph_, v) == nullptr) {
@@ -379,7 +407,7 @@ class Rewriter {
   }
 
   bool ConvertConcat(Node& n) {
-    if (!IsOp(&n, "Concat") || n.outputs.size() != 1 || Rank4Info(graph_, n.outputs[0]) == nullptr) return false;
+    if (!IsOp(&n, "Concat") || n.outputs.size() != 1) return false;
     int64_t axis = IntAttr(n, "axis", 0);
     if (axis < 0) axis += 4;
     if (axis != 1) return false;
@@ -388,7 +416,7 @@ class Rewriter {
       if (Rank4Info(graph_, v) == nullptr) return false;
       any |= Mapped(v);
     }
-    if (!any) return false;
+    if (!any || !Rank4(n.outputs[0], TypeOf(n.inputs[0]))) return false;
     for (std::string& v : n.inputs) v = Nhwc(v);
     n.attributes["axis"] = IntAttribute("axis", 3);
     ProduceNhwc(n, 0);
@@ -399,7 +427,7 @@ class Rewriter {
   // per-axis factors are permuted like the data.
   bool ConvertResize(Node& n) {
     if (!IsOp(&n, "Resize") || n.since_version < 11 || !Mapped(n.inputs[0]) || n.inputs.size() < 3) return false;
-    if (Rank4Info(graph_, n.outputs[0]) == nullptr || n.FindAttribute("axes") != nullptr) return false;
+    if (n.FindAttribute("axes") != nullptr) return false;
     const onnx::AttributeProto* mode = n.FindAttribute("coordinate_transformation_mode");
     if (mode != nullptr && mode->s() == "tf_crop_and_resize") return false;
     const bool has_scales = n.inputs.size() > 2 && !n.inputs[2].empty();
@@ -408,6 +436,7 @@ class Rewriter {
     const std::string& factors = n.inputs[has_scales ? 2 : 3];
     const Tensor* t = ConstantValue(graph_, factors);
     if (t == nullptr || t->rank() != 1 || t->num_elements() != 4) return false;
+    if (!Rank4(n.outputs[0], TypeOf(n.inputs[0]))) return false;
     Tensor permuted = Tensor::Allocate(t->type(), {4});
     const size_t size = ElementSize(t->type());
     for (int i = 0; i < 4; ++i) {
@@ -417,6 +446,71 @@ class Rewriter {
     const std::string name = AddInitializer(factors + "_nhwc", std::move(permuted));
     n.inputs[0] = nhwc_[n.inputs[0]];
     n.inputs[has_scales ? 2 : 3] = name;
+    ProduceNhwc(n, 0);
+    return true;
+  }
+
+  // Split along channels (ShuffleNet's branches): axis 1 becomes 3.
+  bool ConvertSplit(Node& n) {
+    if (!IsOp(&n, "Split") || !Mapped(n.inputs[0])) return false;
+    int64_t axis = IntAttr(n, "axis", 0);
+    if (axis < 0) axis += 4;
+    if (axis != 1) return false;
+    for (const std::string& out : n.outputs) {
+      if (!out.empty() && !Rank4(out, TypeOf(n.inputs[0]))) return false;
+    }
+    n.inputs[0] = nhwc_[n.inputs[0]];
+    n.attributes["axis"] = IntAttribute("axis", 3);
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      if (!n.outputs[i].empty()) ProduceNhwc(n, i);
+    }
+    return true;
+  }
+
+  // Slice with constant axes (or none: the leading ones): each NCHW axis
+  // becomes its NHWC position; starts, ends and steps are unchanged.
+  bool ConvertSlice(Node& n) {
+    if (!IsOp(&n, "Slice") || !Mapped(n.inputs[0]) || n.outputs.size() != 1) return false;
+    static constexpr int64_t kPosition[4] = {0, 3, 1, 2};  // NCHW axis -> NHWC axis
+    auto remap = [](int64_t axis) -> int64_t {
+      if (axis < 0) axis += 4;
+      return axis >= 0 && axis < 4 ? kPosition[axis] : -1;
+    };
+    std::vector<int64_t> axes;
+    if (n.since_version < 10) {
+      const onnx::AttributeProto* a = n.FindAttribute("axes");
+      const onnx::AttributeProto* starts = n.FindAttribute("starts");
+      if (a != nullptr) {
+        axes.assign(a->ints().begin(), a->ints().end());
+      } else if (starts != nullptr) {
+        for (int i = 0; i < starts->ints_size(); ++i) axes.push_back(i);
+      }
+    } else if (n.inputs.size() > 3 && !n.inputs[3].empty()) {
+      const Tensor* t = ConstantValue(graph_, n.inputs[3]);
+      if (t == nullptr || (t->type() != DataType::kInt64 && t->type() != DataType::kInt32)) return false;
+      for (int64_t i = 0; i < t->num_elements(); ++i) {
+        axes.push_back(t->type() == DataType::kInt64 ? t->data<int64_t>()[i] : t->data<int32_t>()[i]);
+      }
+    } else {
+      const Tensor* starts = ConstantValue(graph_, n.inputs[1]);
+      if (starts == nullptr) return false;
+      for (int64_t i = 0; i < starts->num_elements(); ++i) axes.push_back(i);
+    }
+    if (axes.empty()) return false;
+    for (int64_t& a : axes) {
+      a = remap(a);
+      if (a < 0) return false;
+    }
+    if (!Rank4(n.outputs[0], TypeOf(n.inputs[0]))) return false;
+    if (n.since_version < 10) {
+      n.attributes["axes"] = IntsAttribute("axes", axes);
+    } else {
+      Tensor t = Tensor::Allocate(DataType::kInt64, {static_cast<int64_t>(axes.size())});
+      std::copy(axes.begin(), axes.end(), t.mutable_data<int64_t>());
+      n.inputs.resize(std::max<size_t>(n.inputs.size(), 4));
+      n.inputs[3] = AddInitializer(n.outputs[0] + "_axes", std::move(t));
+    }
+    n.inputs[0] = nhwc_[n.inputs[0]];
     ProduceNhwc(n, 0);
     return true;
   }

@@ -118,6 +118,7 @@ TEST(OptimizerTest, FusesConvActivations) {
           {"leaky",
            [](ModelBuilder& m) { *m.Node("LeakyRelu", {"c"}, {"y"}).add_attribute() = FloatAttr("alpha", 0.2f); }, 2},
           {"sigmoid", [](ModelBuilder& m) { m.Node("Sigmoid", {"c"}, {"y"}); }, 2},
+          {"hard_swish", [](ModelBuilder& m) { m.Node("HardSwish", {"c"}, {"y"}); }, 2},
           {"hard_sigmoid",
            [](ModelBuilder& m) {
     auto& n = m.Node("HardSigmoid", {"c"}, {"y"});
@@ -139,7 +140,7 @@ TEST(OptimizerTest, FusesConvActivations) {
       };
   for (const Tail& tail : tails) {
     SCOPED_TRACE(tail.name);
-    ModelBuilder m(13);
+    ModelBuilder m(14);  // HardSwish is opset 14
     m.Input("x", DataType::kFloat, {1, 4, 5, 5}).Output("y", DataType::kFloat, {1, 4, 5, 5});
     m.Initializer("w", RandomFloatTensor({4, 1, 3, 3}, 11));
     m.Initializer("b", RandomFloatTensor({4}, 12));

@@ -50,7 +50,8 @@ absl::StatusOr<ConvActivation> ParseFusedActivation(const OpKernelInfo& info) {
   switch (*kind) {
     case K::kNone:
     case K::kRelu:
-    case K::kSigmoid: expected = 0; break;
+    case K::kSigmoid:
+    case K::kHardSwish: expected = 0; break;
     case K::kLeakyRelu:
     case K::kSwish: expected = 1; break;
     case K::kClip:
@@ -80,6 +81,7 @@ void ApplyActivation(const ConvActivation& a, float* data, int64_t n) {
         case K::kClip: data[i] = std::min(std::max(v, a.alpha), a.beta); break;
         case K::kSigmoid: data[i] = 1.f / (1.f + std::exp(-v)); break;
         case K::kHardSigmoid: data[i] = std::min(1.f, std::max(0.f, a.alpha * v + a.beta)); break;
+        case K::kHardSwish: data[i] = v * std::min(1.f, std::max(0.f, v / 6.f + 0.5f)); break;
         case K::kSwish: data[i] = v / (1.f + std::exp(-a.alpha * v)); break;
       }
     }

@@ -61,6 +61,8 @@ absl::Status AppendActivation(const ConvActivation& a, dnnl::post_ops& ops) {
       ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, a.alpha, a.beta);
       ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 1.f);
       break;
+    // HardSwish(x) = x * HardSigmoid(x) with ONNX's fixed 1/6 and 1/2.
+    case K::kHardSwish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f); break;
     case K::kSwish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, a.alpha, 0.f); break;
   }
   return absl::OkStatus();
@@ -76,9 +78,11 @@ absl::StatusOr<ConvActivation::Kind> ParseConvActivation(absl::string_view name)
   if (name == "Clip") return K::kClip;
   if (name == "Sigmoid") return K::kSigmoid;
   if (name == "HardSigmoid") return K::kHardSigmoid;
+  if (name == "HardSwish") return K::kHardSwish;
   if (name == "Swish") return K::kSwish;
   return absl::InvalidArgumentError(absl::StrCat(
-      "activation must be one of Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, Swish; received '", name, "'"));
+      "activation must be one of Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Swish; received '", name,
+      "'"));
 }
 
 DnnlConvolution::DnnlConvolution(const ConvAttributes& attrs, int64_t group, const Tensor& weights, const Tensor* bias,

@@ -41,6 +41,7 @@ double Activate(const ConvActivation& a, double v) {
     case K::kClip: return std::min<double>(std::max<double>(v, a.alpha), a.beta);
     case K::kSigmoid: return 1.0 / (1.0 + std::exp(-v));
     case K::kHardSigmoid: return std::min(1.0, std::max(0.0, a.alpha * v + a.beta));
+    case K::kHardSwish: return v * std::min(1.0, std::max(0.0, v / 6.0 + 0.5));
     case K::kSwish: return v / (1.0 + std::exp(-a.alpha * v));
   }
   return v;
@@ -253,6 +254,7 @@ const Case kCases[] = {
          {0, 0, 0, 0},
          true,
          Post(false, K::kHardSigmoid, 1.f / 6, 0.5f)},
+    Case{"hard_swish", {1, 20, 6, 7}, 20, 20, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kHardSwish)},
     Case{"swish", {1, 32, 8, 8}, 32, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSwish, 1.f)},
 };
 

@@ -2,6 +2,7 @@
 // per calling thread, and the conversion of oneDNN's exceptions to Status.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 
 #include "absl/status/status.h"
@@ -15,6 +16,12 @@ dnnl::engine& DnnlCpuEngine();
 
 // The calling thread's in-order stream on that engine.
 dnnl::stream& DnnlThreadStream();
+
+// y[i] = f(x[i]) for i < n by oneDNN's element-wise primitive `algorithm`
+// with its `alpha` and `beta` (x == y allowed), on the calling thread's
+// intra-op thread count. oneDNN's primitive cache makes the per-call creation
+// a lookup after the first call of a size.
+absl::Status DnnlEltwise(dnnl::algorithm algorithm, float alpha, float beta, const float* x, float* y, int64_t n);
 
 // Runs `fn` (returning Status), turning a oneDNN exception into UNIMPLEMENTED
 // when the library has no implementation of `what`, else INTERNAL.

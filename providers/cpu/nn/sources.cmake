@@ -27,6 +27,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 if(ONYX_BUILD_TESTS)
   add_executable(nn_kernel_tests
     nn/dnnl_conv_test.cc
+    nn/dnnl_support_test.cc
     nn/nn_ops_test.cc
   )
   target_link_libraries(nn_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util

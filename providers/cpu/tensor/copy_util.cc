@@ -70,16 +70,24 @@ void StridedCopyImpl(const E* src, const Dims& ss, E* dst, const Dims& ds, const
   }
   const int64_t inner = dims[rank - 1], si = ss[rank - 1], di = ds[rank - 1];
   const int64_t rows = NumElements(dims) / inner;
-  if (rank >= 2 && di == 1 && si != 1 && ss[rank - 2] == 1 && dims[rank - 2] >= 8 && inner >= 8) {
-    // A transpose of the two innermost axes: copy in tiles so that both the
-    // reads and the writes stay within a few cache lines.
+  if (rank >= 2 && di == 1 && si != 1 && ss[rank - 2] == 1 && dims[rank - 2] >= 8 && inner >= 2) {
+    // A transpose of the two innermost axes (NCHW <-> NHWC among them, with
+    // as few as 3 channels): copy in tiles so that both the reads and the
+    // writes stay within a few cache lines, the threads taking chunks of
+    // rows of every block.
+    constexpr int64_t kChunk = 256;
     const int64_t block_rows = dims[rank - 2];
     const int64_t blocks = rows / block_rows;
+    const int64_t chunks = (block_rows + kChunk - 1) / kChunk;
     absl::Span<const int64_t> outer(dims.data(), rank - 2);
-    ParallelFor(blocks, std::max<int64_t>(1, kCopyGrain / (inner * block_rows)), [&](int64_t begin, int64_t end) {
-      ForEachRow(outer, ss, ds, begin, end, [&](int64_t s, int64_t d) {
-        TransposeBlock(src + s, si, dst + d, ds[rank - 2], block_rows, inner);
-      });
+    ParallelFor(blocks * chunks, std::max<int64_t>(1, kCopyGrain / (inner * kChunk)), [&](int64_t begin, int64_t end) {
+      for (int64_t item = begin; item < end; ++item) {
+        const int64_t block = item / chunks, r0 = (item % chunks) * kChunk;
+        ForEachRow(outer, ss, ds, block, block + 1, [&](int64_t s, int64_t d) {
+          TransposeBlock(src + s + r0 * ss[rank - 2], si, dst + d + r0 * ds[rank - 2], ds[rank - 2],
+                         std::min(kChunk, block_rows - r0), inner);
+        });
+      }
     });
     return;
   }
@@ -211,8 +219,7 @@ void FillElements(DataType type, const void* value, void* dst, int64_t n) {
 
 absl::Status ReadInt64s(const Tensor& t, absl::string_view what, std::vector<int64_t>* out) {
   if (t.rank() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " must be 1-D, received shape ", DimsToString(t.dims())));
+    return absl::InvalidArgumentError(absl::StrCat(what, " must be 1-D, received shape ", DimsToString(t.dims())));
   }
   out->clear();
   if (t.type() == DataType::kInt64) {
@@ -220,8 +227,7 @@ absl::Status ReadInt64s(const Tensor& t, absl::string_view what, std::vector<int
   } else if (t.type() == DataType::kInt32) {
     out->assign(t.data<int32_t>(), t.data<int32_t>() + t.num_elements());
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " must be int32 or int64, received ", DataTypeName(t.type())));
+    return absl::InvalidArgumentError(absl::StrCat(what, " must be int32 or int64, received ", DataTypeName(t.type())));
   }
   return absl::OkStatus();
 }
