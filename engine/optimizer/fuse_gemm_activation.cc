@@ -15,7 +15,10 @@ absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
     const ValueInfo* out = graph.FindValueInfo(product->outputs[0]);
     if (out == nullptr || out->type != DataType::kFloat) continue;
     Node* relu = SoleConsumer(graph, product->outputs[0]);
-    if (!IsOp(relu, "Relu")) continue;
+    // FusedMatMul also takes the GELU that FuseGelu writes (oneDNN runs it
+    // as a post-op); FusedGemm takes Relu only.
+    const bool gelu = fused_matmul && relu != nullptr && relu->domain == kOnyxDomain && relu->op_type == "Gelu";
+    if (!IsOp(relu, "Relu") && !gelu) continue;
     auto fused = std::make_unique<Node>();
     if (gemm) {
       fused->name = product->name.empty() ? graph.UniqueValueName("FusedGemm") : product->name + "_fused";
@@ -28,7 +31,11 @@ absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
     fused->inputs = product->inputs;
     fused->attributes = product->attributes;
     fused->outputs = {relu->outputs[0]};
-    SetReluActivation(*fused);
+    if (gelu) {
+      SetActivation(*fused, "Gelu", {});
+    } else {
+      SetReluActivation(*fused);
+    }
     graph.RemoveNode(relu->index);
     graph.RemoveNode(product->index);
     graph.AddNode(std::move(fused));

@@ -1,8 +1,9 @@
-// Gemm + Relu -> com.onyx FusedGemm, and FusedMatMul + Relu -> FusedMatMul with
-// `activation` = "Relu": the activation is applied to the product while it is
-// still hot in cache, and the Relu's separate output buffer and pass over
-// memory disappear (the hidden layers of MLPs). Only float outputs whose sole
-// consumer is the Relu are fused.
+// Gemm + Relu -> com.onyx FusedGemm, and FusedMatMul + Relu or com.onyx Gelu
+// -> FusedMatMul with `activation` = "Relu" or "Gelu": the activation is
+// applied to the product while it is still hot in cache, and its separate
+// output buffer and pass over memory disappear (the hidden layers of MLPs and
+// transformer blocks). Only float outputs whose sole consumer is the
+// activation are fused.
 #pragma once
 
 #include "optimizer/graph_transformer.h"

@@ -257,6 +257,28 @@ TEST(OptimizerTest, FusesErfGelu) {
   EXPECT_EQ(Count(c.after, "Gelu"), 1);
 }
 
+// A transformer MLP's first half: MatMul + bias + erf GELU is one node.
+TEST(OptimizerTest, FusesGeluIntoFusedMatMul) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {2, 5, 8}).Output("y", DataType::kFloat, {2, 5, 6});
+  m.Initializer("w", RandomFloatTensor({8, 6}, 31));
+  m.Initializer("b", RandomFloatTensor({6}, 32));
+  m.Initializer("sqrt2", FloatTensor({}, {1.4142135f}));
+  m.Initializer("one", FloatTensor({}, {1.f}));
+  m.Initializer("half", FloatTensor({}, {0.5f}));
+  m.Node("MatMul", {"x", "w"}, {"xw"});
+  m.Node("Add", {"xw", "b"}, {"h"});
+  m.Node("Div", {"h", "sqrt2"}, {"d"});
+  m.Node("Erf", {"d"}, {"e"});
+  m.Node("Add", {"e", "one"}, {"a"});
+  m.Node("Mul", {"h", "a"}, {"g"});
+  m.Node("Mul", {"g", "half"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 5, 8}, 33))}});
+  EXPECT_EQ(Total(c.before), 7);
+  EXPECT_EQ(Total(c.after), 1);
+  EXPECT_EQ(Count(c.after, "FusedMatMul"), 1);
+}
+
 TEST(OptimizerTest, FusesDecomposedLayerNorm) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {3, 16}).Output("y", DataType::kFloat, {3, 16});

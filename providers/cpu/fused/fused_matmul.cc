@@ -1,11 +1,15 @@
 // com.onyx FusedMatMul(A, B, bias): A [..., K] x B [K, N] + bias [N], as one
-// GEMM over all of A's leading dimensions, then the optional `activation`
-// ("Relu").
+// product over all of A's leading dimensions, then the optional `activation`
+// ("Relu" or "Gelu"). With constant float B and bias, oneDNN's matmul runs it
+// with B packed once and the bias and activation inside the primitive;
+// otherwise one sgemm, then the activation in place.
 #include "framework/op_kernel.h"
 #include "graph/op_domains.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/fused/fused_kernels.h"
+#include "providers/cpu/math/dnnl_matmul.h"
 #include "providers/cpu/math/gemm_util.h"
+#include "providers/cpu/nn/dnnl_support.h"
 
 namespace onyx {
 namespace {
@@ -13,8 +17,24 @@ namespace {
 class FusedMatMul final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
-    ASSIGN_OR_RETURN(bool relu, ParseReluActivation(info));
-    return std::unique_ptr<OpKernel>(new FusedMatMul(relu));
+    const std::string name = info.AttrOr<std::string>("activation", "");
+    DnnlMatMul::Activation activation = DnnlMatMul::Activation::kNone;
+    if (name == "Relu") {
+      activation = DnnlMatMul::Activation::kRelu;
+    } else if (name == "Gelu") {
+      activation = DnnlMatMul::Activation::kGelu;
+    } else if (!name.empty()) {
+      return info.Error("unsupported activation '" + name + "' (supported: Relu, Gelu)");
+    }
+    std::unique_ptr<DnnlMatMul> dnnl;
+    const Tensor* b = info.ConstantInput(1);
+    const Tensor* bias = info.ConstantInput(2);
+    if (b != nullptr && bias != nullptr && b->type() == DataType::kFloat && b->rank() == 2) {
+      auto created = DnnlMatMul::Create(*b, bias, activation);
+      if (!created.ok()) return info.Error(created.status().message());
+      dnnl = *std::move(created);
+    }
+    return std::unique_ptr<OpKernel>(new FusedMatMul(activation, std::move(dnnl)));
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
@@ -33,16 +53,26 @@ class FusedMatMul final : public OpKernel {
     out_dims.back() = n;
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, DataType::kFloat));
     float* py = y->mutable_data<float>();
+    if (dnnl_ != nullptr && k > 0) {
+      absl::Status status = dnnl_->Run(a.data<float>(), rows, py);
+      return status.ok() ? status : ctx.Error(status.message());
+    }
     const float* pb = bias.data<float>();
     for (int64_t r = 0; r < rows; ++r) std::copy(pb, pb + n, py + r * n);
     RETURN_IF_ERROR(Sgemm(false, false, rows, n, k, 1.f, a.data<float>(), k, b.data<float>(), n, 1.f, py, n));
-    if (relu_) ReluInPlace(py, y->num_elements());
+    if (activation_ == DnnlMatMul::Activation::kRelu) ReluInPlace(py, y->num_elements());
+    if (activation_ == DnnlMatMul::Activation::kGelu) {
+      absl::Status status = DnnlEltwise(dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f, py, py, y->num_elements());
+      if (!status.ok()) return ctx.Error(status.message());
+    }
     return absl::OkStatus();
   }
 
  private:
-  explicit FusedMatMul(bool relu) : relu_(relu) {}
-  bool relu_;
+  FusedMatMul(DnnlMatMul::Activation activation, std::unique_ptr<DnnlMatMul> dnnl)
+      : activation_(activation), dnnl_(std::move(dnnl)) {}
+  DnnlMatMul::Activation activation_;
+  std::unique_ptr<DnnlMatMul> dnnl_;  // nullptr: B or the bias is computed at run time
 };
 
 }  // namespace
