@@ -138,8 +138,9 @@ class Rewriter {
       changed_ = true;
       return;
     }
-    if (ConvertConv(n) || ConvertBatchNorm(n) || ConvertPool(n) || ConvertActivation(n) || ConvertUnary(n) ||
-        ConvertBroadcast(n) || ConvertConcat(n) || ConvertResize(n) || ConvertSplit(n) || ConvertSlice(n)) {
+    if (ConvertConv(n) || ConvertConvTranspose(n) || ConvertBatchNorm(n) || ConvertPool(n) || ConvertActivation(n) ||
+        ConvertUnary(n) || ConvertBroadcast(n) || ConvertConcat(n) || ConvertResize(n) || ConvertSplit(n) ||
+        ConvertSlice(n)) {
       changed_ = true;
     }
   }
@@ -280,6 +281,33 @@ class Rewriter {
     Node& added = Replace(n, std::move(out));
     ProduceNhwc(added, 0);
     convs_.insert(added.outputs[0]);
+    return true;
+  }
+
+  // 2-D ConvTranspose with constant float weights, explicit pads, no
+  // output_padding and no output_shape (what exporters write for learned
+  // upsampling).
+  bool ConvertConvTranspose(Node& n) {
+    if (!IsOp(&n, "ConvTranspose") || n.inputs.size() < 2) return false;
+    const Tensor* w = ConstantValue(graph_, n.inputs[1]);
+    if (w == nullptr || w->type() != DataType::kFloat || w->rank() != 4) return false;
+    const bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+    if (has_bias && ConstantValue(graph_, n.inputs[2]) == nullptr) return false;
+    const onnx::AttributeProto* auto_pad = n.FindAttribute("auto_pad");
+    if (auto_pad != nullptr && auto_pad->s() != "NOTSET" && auto_pad->s() != "VALID") return false;
+    if (n.FindAttribute("output_shape") != nullptr) return false;
+    if (const onnx::AttributeProto* p = n.FindAttribute("output_padding")) {
+      for (int64_t v : p->ints()) {
+        if (v != 0) return false;
+      }
+    }
+    if (!Rank4(n.inputs[0], DataType::kFloat) || !IsRank4Float(graph_, n.inputs[0])) return false;
+    if (!Rank4(n.outputs[0], DataType::kFloat)) return false;
+    auto out = OnyxNode(n, "NhwcConvTranspose");
+    out->attributes = n.attributes;
+    out->inputs = {Nhwc(n.inputs[0]), n.inputs[1], has_bias ? n.inputs[2] : ""};
+    Node& added = Replace(n, std::move(out));
+    ProduceNhwc(added, 0);
     return true;
   }
 

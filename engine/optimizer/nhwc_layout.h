@@ -6,10 +6,13 @@
 // convolutions stops paying a reorder in and out of every one.
 //
 //   Conv/FusedConv            -> com.onyx NhwcConv (constant float 4-D W)
+//   ConvTranspose             -> com.onyx NhwcConvTranspose (the same; explicit
+//                                pads, no output_padding or output_shape)
 //   MaxPool/AveragePool       -> com.onyx NhwcMaxPool/NhwcAveragePool
 //   GlobalAverage/MaxPool     -> com.onyx NhwcGlobalAveragePool/NhwcGlobalMaxPool
 //   BatchNormalization        -> NhwcConv, depthwise 1x1 (constant statistics)
-//   element-wise, Concat(axis 1), Resize (constant scales or sizes)
+//   element-wise, Concat and Split (axis 1), Slice (constant axes),
+//   Resize (constant scales or sizes)
 //                             -> the same node on NHWC operands
 //
 // Convolutions are always converted; the other nodes only when an input is

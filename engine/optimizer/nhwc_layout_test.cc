@@ -129,6 +129,33 @@ TEST(NhwcLayoutTest, ResizeRunsOnPermutedScalesAndSizes) {
   EXPECT_EQ(Count(c.after, "Transpose"), 2);
 }
 
+// Learned upsampling between convolutions: stride-2 2x2 and grouped 3x3
+// with pads ConvTranspose run channels-last; one with output_padding stays.
+TEST(NhwcLayoutTest, ConvTransposeRunsChannelsLast) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 6, 5, 7}).Output("y", DataType::kFloat, {1, 4, 20, 28});
+  m.Output("z", DataType::kFloat, {1, 3, 11, 16});
+  Conv(m, "x", "c1", 6, 6, 3, 81);
+  m.Initializer("up_w", RandomFloatTensor({6, 5, 2, 2}, 82));
+  m.Initializer("up_b", RandomFloatTensor({5}, 83));
+  auto& up = m.Node("ConvTranspose", {"c1", "up_w", "up_b"}, {"u1"});
+  *up.add_attribute() = IntsAttr("kernel_shape", {2, 2});
+  *up.add_attribute() = IntsAttr("strides", {2, 2});
+  m.Initializer("g_w", RandomFloatTensor({5, 2, 3, 3}, 84));  // group 5: [C, M/group, kH, kW]
+  auto& grouped = m.Node("ConvTranspose", {"u1", "g_w"}, {"u2"});
+  *grouped.add_attribute() = IntsAttr("strides", {2, 2});
+  *grouped.add_attribute() = IntsAttr("pads", {1, 1, 0, 0});
+  *grouped.add_attribute() = IntAttr("group", 5);
+  Conv(m, "u2", "y", 10, 4, 3, 85);
+  m.Initializer("p_w", RandomFloatTensor({6, 3, 3, 3}, 86));
+  auto& padded = m.Node("ConvTranspose", {"c1", "p_w"}, {"z"});
+  *padded.add_attribute() = IntsAttr("strides", {2, 2});
+  *padded.add_attribute() = IntsAttr("output_padding", {0, 1});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 6, 5, 7}, 87))}});
+  EXPECT_EQ(Count(c.after, "NhwcConvTranspose"), 2);
+  EXPECT_EQ(Count(c.after, "ConvTranspose"), 1);
+}
+
 // A model that goes channels-last itself around a block (ConvNeXt writes
 // Transpose 0,2,3,1 ... Transpose 0,3,1,2): its transposes are absorbed.
 TEST(NhwcLayoutTest, AbsorbsTheModelsOwnLayoutTransposes) {

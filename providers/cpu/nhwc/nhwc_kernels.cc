@@ -6,6 +6,7 @@ namespace onyx {
 
 void RegisterNhwcKernels(KernelRegistry& r) {
   RegisterNhwcConvKernels(r);
+  RegisterNhwcConvTransposeKernels(r);
   RegisterNhwcPoolKernels(r);
 }
 

@@ -1,5 +1,5 @@
 // Kernels for the com.onyx channels-last operators that the layout pass
-// (engine/optimizer/nhwc_layout.h) emits: NhwcConv, NhwcMaxPool,
+// (engine/optimizer/nhwc_layout.h) emits: NhwcConv, NhwcConvTranspose, NhwcMaxPool,
 // NhwcAveragePool, NhwcGlobalAveragePool and NhwcGlobalMaxPool. Their
 // contracts are documented in engine/optimizer/README.md.
 #pragma once
@@ -8,7 +8,8 @@
 
 namespace onyx {
 
-void RegisterNhwcConvKernels(KernelRegistry& registry);  // nhwc_conv.cc
-void RegisterNhwcPoolKernels(KernelRegistry& registry);  // nhwc_pool.cc
+void RegisterNhwcConvKernels(KernelRegistry& registry);           // nhwc_conv.cc
+void RegisterNhwcConvTransposeKernels(KernelRegistry& registry);  // nhwc_conv_transpose.cc
+void RegisterNhwcPoolKernels(KernelRegistry& registry);           // nhwc_pool.cc
 
 }  // namespace onyx

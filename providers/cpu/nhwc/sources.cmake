@@ -3,6 +3,7 @@
 # convolution, against a direct loop (nn/dnnl_conv_test.cc).
 list(APPEND ONYX_CPU_KERNEL_SOURCES
   nhwc/nhwc_conv.cc
+  nhwc/nhwc_conv_transpose.cc
   nhwc/nhwc_kernels.cc
   nhwc/nhwc_pool.cc
 )

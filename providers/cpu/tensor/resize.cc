@@ -56,10 +56,12 @@ absl::StatusOr<ResizeAttrs> ParseAttrs(const OpKernelInfo& info) {
     return a;
   }
   const std::string coord = info.AttrOr<std::string>("coordinate_transformation_mode", "half_pixel");
-  static const std::pair<const char*, Coord> kCoords[] = {
-      {"half_pixel", Coord::kHalfPixel},       {"pytorch_half_pixel", Coord::kPytorchHalfPixel},
-      {"align_corners", Coord::kAlignCorners}, {"asymmetric", Coord::kAsymmetric},
-      {"tf_half_pixel_for_nn", Coord::kTfHalfPixelForNn}, {"tf_crop_and_resize", Coord::kTfCropAndResize}};
+  static const std::pair<const char*, Coord> kCoords[] = {{"half_pixel", Coord::kHalfPixel},
+                                                          {"pytorch_half_pixel", Coord::kPytorchHalfPixel},
+                                                          {"align_corners", Coord::kAlignCorners},
+                                                          {"asymmetric", Coord::kAsymmetric},
+                                                          {"tf_half_pixel_for_nn", Coord::kTfHalfPixelForNn},
+                                                          {"tf_crop_and_resize", Coord::kTfCropAndResize}};
   bool found = false;
   for (const auto& [name, value] : kCoords) {
     if (coord == name) a.coord = value, found = true;
@@ -79,8 +81,8 @@ absl::StatusOr<ResizeAttrs> ParseAttrs(const OpKernelInfo& info) {
 
 // Input coordinate of output coordinate x; `outside` set for tf_crop_and_resize
 // coordinates beyond the input.
-double OriginalCoordinate(const ResizeAttrs& a, double x, double scale, int64_t in, double roi_start,
-                          double roi_end, bool* outside) {
+double OriginalCoordinate(const ResizeAttrs& a, double x, double scale, int64_t in, double roi_start, double roi_end,
+                          bool* outside) {
   const double out_width = scale * static_cast<double>(in);
   *outside = false;
   switch (a.coord) {
@@ -249,8 +251,8 @@ class Resize final : public OpKernel {
       const Tensor* roi_t = roi_input_ >= 0 ? ctx.Input(roi_input_) : nullptr;
       if (roi_t != nullptr && roi_t->num_elements() > 0) RETURN_IF_ERROR(ReadDoubles(ctx, *roi_t, "roi", &roi));
       if (static_cast<int64_t>(roi.size()) != 2 * rank) {
-        return ctx.Error(absl::StrCat("tf_crop_and_resize needs roi with ", 2 * rank, " entries, received ",
-                                      roi.size()));
+        return ctx.Error(
+            absl::StrCat("tf_crop_and_resize needs roi with ", 2 * rank, " entries, received ", roi.size()));
       }
     }
     RETURN_IF_ERROR(CheckOutputDims(ctx, out_dims));
@@ -263,8 +265,8 @@ class Resize final : public OpKernel {
       plans[a] = PlanAxis(attrs_, x.dims()[a], out_dims[a], scales[a], rs, re);
     }
     if (attrs_.mode == Mode::kNearest) return Nearest(ctx, x, plans, *y);
-    return DispatchTypes<float, double, Half, BFloat16, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                         int64_t, uint64_t>(x.type(), [&](auto tag) {
+    return DispatchTypes<float, double, Half, BFloat16, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
+                         uint64_t>(x.type(), [&](auto tag) {
       using T = decltype(tag);
       using C = std::conditional_t<std::is_same_v<T, double> || sizeof(T) == 8, double, float>;
       return Interpolate<T, C>(x, plans, *y);
@@ -309,8 +311,72 @@ class Resize final : public OpKernel {
     return absl::OkStatus();
   }
 
+  // Whether axis `a` maps input to output one to one.
+  static bool IsIdentity(const AxisPlan& p, int64_t in, int64_t out) {
+    bool identity = out == in && !p.any_outside;
+    for (int64_t j = 0; identity && j < out; ++j) {
+      identity = p.first[j + 1] - p.first[j] == 1 && p.idx[p.first[j]] == j && p.w[p.first[j]] == 1.0;
+    }
+    return identity;
+  }
+
+  // Float images resized along two adjacent axes only (H, W of NCHW or of
+  // NHWC): each output row interpolates its input rows once into a row
+  // buffer and then its columns from it, straight into the output. The sums
+  // run in the same order as the axis-by-axis passes, so the values are the
+  // same; only the full-size intermediates and copies are gone. False when
+  // the case is another.
+  static bool InterpolateTwoAxes(const Tensor& x, const std::vector<AxisPlan>& plans, Tensor& y) {
+    const int64_t rank = x.rank();
+    int64_t first = -1, resized = 0;
+    for (int64_t a = 0; a < rank; ++a) {
+      if (plans[a].any_outside) return false;
+      if (IsIdentity(plans[a], x.dims()[a], y.dims()[a])) continue;
+      if (first < 0) first = a;
+      ++resized;
+    }
+    if (resized != 2 || first + 1 >= rank || IsIdentity(plans[first + 1], x.dims()[first + 1], y.dims()[first + 1])) {
+      return false;
+    }
+    int64_t outer = 1, inner = 1;
+    for (int64_t a = 0; a < first; ++a) outer *= x.dims()[a];
+    for (int64_t a = first + 2; a < rank; ++a) inner *= x.dims()[a];
+    const int64_t h = x.dims()[first], w = x.dims()[first + 1], oh_n = y.dims()[first], ow_n = y.dims()[first + 1];
+    const AxisPlan &ph = plans[first], &pw = plans[first + 1];
+    std::vector<float> wh(ph.w.begin(), ph.w.end()), ww(pw.w.begin(), pw.w.end());
+    const float* px = x.data<float>();
+    float* py = y.mutable_data<float>();
+    ParallelFor(outer * oh_n, std::max<int64_t>(1, 8192 / std::max<int64_t>(1, ow_n * inner)),
+                [&](int64_t begin, int64_t end) {
+      std::vector<float> row(w * inner);
+      for (int64_t k = begin; k < end; ++k) {
+        const int64_t o = k / oh_n, oh = k % oh_n;
+        std::fill(row.begin(), row.end(), 0.f);
+        for (int64_t t = ph.first[oh]; t < ph.first[oh + 1]; ++t) {
+          const float wt = wh[t];
+          const float* src = px + (o * h + ph.idx[t]) * w * inner;
+          for (int64_t i = 0; i < w * inner; ++i) row[i] += wt * src[i];
+        }
+        float* dst = py + k * ow_n * inner;
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          float* d = dst + ow * inner;
+          std::fill(d, d + inner, 0.f);
+          for (int64_t t = pw.first[ow]; t < pw.first[ow + 1]; ++t) {
+            const float wt = ww[t];
+            const float* s = row.data() + pw.idx[t] * inner;
+            for (int64_t i = 0; i < inner; ++i) d[i] += wt * s[i];
+          }
+        }
+      }
+    });
+    return true;
+  }
+
   template <typename T, typename C>
   absl::Status Interpolate(const Tensor& x, const std::vector<AxisPlan>& plans, Tensor& y) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (InterpolateTwoAxes(x, plans, y)) return absl::OkStatus();
+    }
     const int64_t rank = x.rank();
     Dims cur = x.dims();
     std::vector<C> a(x.num_elements()), b;
@@ -322,11 +388,7 @@ class Resize final : public OpKernel {
     for (int64_t axis = 0; axis < rank; ++axis) {
       const AxisPlan& p = plans[axis];
       const int64_t out = y.dims()[axis];
-      bool identity = out == cur[axis] && !p.any_outside;
-      for (int64_t j = 0; identity && j < out; ++j) {
-        identity = p.first[j + 1] - p.first[j] == 1 && p.idx[p.first[j]] == j && p.w[p.first[j]] == 1.0;
-      }
-      if (identity) continue;
+      if (IsIdentity(p, cur[axis], out)) continue;
       int64_t outer = 1, inner = 1;
       for (int64_t d = 0; d < axis; ++d) outer *= cur[d];
       for (int64_t d = axis + 1; d < rank; ++d) inner *= cur[d];
