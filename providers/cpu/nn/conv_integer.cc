@@ -1,11 +1,14 @@
 // ConvInteger (int32 output) and QLinearConv (requantized 8-bit output):
 // inputs have their zero points subtracted (per tensor, or per output channel
-// for the weights) and the convolution accumulates in int32.
+// for the weights) and the convolution accumulates in int32. ConvInteger with
+// constant weights oneDNN takes (int8 with zero point 0, uint8 with 128) runs
+// oneDNN's int8 convolution (dnnl_conv_integer.h); the rest, the direct loop.
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/math/quantize_util.h"
 #include "providers/cpu/nn/conv_attributes.h"
 #include "providers/cpu/nn/conv_util.h"
+#include "providers/cpu/nn/dnnl_conv_integer.h"
 #include "providers/cpu/nn/nn_kernels.h"
 
 namespace onyx {
@@ -14,9 +17,9 @@ namespace {
 bool Is8Bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
 
 // The int32 convolution of (x - x_zp) and (w - w_zp[oc]).
-absl::StatusOr<std::vector<int32_t>> IntegerConv(const OpKernelContext& ctx, const ConvAttributes& attrs,
-                                                 int64_t group, const Tensor& x, const Tensor* x_zp,
-                                                 const Tensor& w, const Tensor* w_zp, ConvShape* shape) {
+absl::StatusOr<std::vector<int32_t>> IntegerConv(const OpKernelContext& ctx, const ConvAttributes& attrs, int64_t group,
+                                                 const Tensor& x, const Tensor* x_zp, const Tensor& w,
+                                                 const Tensor* w_zp, ConvShape* shape) {
   if (!Is8Bit(x.type()) || !Is8Bit(w.type())) {
     return ctx.Error(absl::StrCat("x and w must be int8 or uint8, received ", DataTypeName(x.type()), " and ",
                                   DataTypeName(w.type())));
@@ -39,12 +42,31 @@ absl::StatusOr<std::vector<int32_t>> IntegerConv(const OpKernelContext& ctx, con
 
 class ConvInteger final : public OpKernel {
  public:
-  explicit ConvInteger(const OpKernelInfo& info)
-      : attrs_(ConvAttributes::FromInfo(info)), group_(info.AttrOr<int64_t>("group", 1)) {}
+  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
+    auto kernel = std::unique_ptr<ConvInteger>(new ConvInteger(info));
+    const Tensor* w = info.ConstantInput(1);
+    const Tensor* w_zp = info.HasInput(3) ? info.ConstantInput(3) : nullptr;
+    if (w != nullptr && (!info.HasInput(3) || w_zp != nullptr)) {
+      auto dnnl = DnnlIntegerConvolution::Create(kernel->attrs_, kernel->group_, *w, w_zp);
+      if (dnnl.ok()) kernel->dnnl_ = *std::move(dnnl);
+      if (!dnnl.ok() && !absl::IsUnimplemented(dnnl.status())) return info.Error(dnnl.status().message());
+    }
+    return std::unique_ptr<OpKernel>(std::move(kernel));
+  }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Tensor* x, RequireInput(ctx, 0, "x"));
     ASSIGN_OR_RETURN(const Tensor* w, RequireInput(ctx, 1, "w"));
+    const Tensor* x_zp = ctx.Input(2);
+    if (dnnl_ != nullptr && (x->type() == DataType::kUint8 || x->type() == DataType::kInt8) &&
+        (x_zp == nullptr || (x_zp->num_elements() == 1 && x_zp->type() == x->type()))) {
+      auto out_dims = dnnl_->OutputDims(x->dims());
+      if (!out_dims.ok()) return ctx.Error(out_dims.status().message());
+      ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, *out_dims, DataType::kInt32));
+      const int32_t zp = x_zp == nullptr ? 0 : static_cast<int32_t>(ScalarAsInt64(*x_zp));
+      absl::Status status = dnnl_->Run(*x, zp, *y);
+      return status.ok() ? status : ctx.Error(status.message());
+    }
     ConvShape shape;
     ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerConv(ctx, attrs_, group_, *x, ctx.Input(2), *w, ctx.Input(3), &shape));
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, shape.out_dims, DataType::kInt32));
@@ -53,8 +75,12 @@ class ConvInteger final : public OpKernel {
   }
 
  private:
+  explicit ConvInteger(const OpKernelInfo& info)
+      : attrs_(ConvAttributes::FromInfo(info)), group_(info.AttrOr<int64_t>("group", 1)) {}
+
   ConvAttributes attrs_;
   int64_t group_;
+  std::unique_ptr<DnnlIntegerConvolution> dnnl_;  // nullptr: the direct loop
 };
 
 class QLinearConv final : public OpKernel {
@@ -63,8 +89,8 @@ class QLinearConv final : public OpKernel {
       : attrs_(ConvAttributes::FromInfo(info)), group_(info.AttrOr<int64_t>("group", 1)) {}
 
   absl::Status Compute(OpKernelContext& ctx) const override {
-    static const char* kNames[] = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point",
-                                   "y_scale", "y_zero_point"};
+    static const char* kNames[] = {"x",       "x_scale",      "x_zero_point", "w",
+                                   "w_scale", "w_zero_point", "y_scale",      "y_zero_point"};
     const Tensor* in[8];
     for (int i = 0; i < 8; ++i) {
       ASSIGN_OR_RETURN(in[i], RequireInput(ctx, i, kNames[i]));
@@ -78,7 +104,8 @@ class QLinearConv final : public OpKernel {
         return ctx.Error(absl::StrCat("B must be int32 with ", out_c, " values, received ", DataTypeName(bias->type()),
                                       " ", DimsToString(bias->dims())));
       }
-      for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i) acc[i] += bias->data<int32_t>()[(i / out_size) % out_c];
+      for (int64_t i = 0; i < static_cast<int64_t>(acc.size()); ++i)
+        acc[i] += bias->data<int32_t>()[(i / out_size) % out_c];
     }
     const std::vector<float> x_scale = Scales(*in[1]), w_scale = Scales(*in[4]), y_scale = Scales(*in[6]);
     if (x_scale.size() != 1 || y_scale.size() != 1 ||

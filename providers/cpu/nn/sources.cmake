@@ -5,6 +5,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   nn/conv_transpose.cc
   nn/depth_to_space.cc
   nn/dnnl_conv.cc
+  nn/dnnl_conv_integer.cc
   nn/dnnl_support.cc
   nn/dropout.cc
   nn/grid_sample.cc
@@ -26,6 +27,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 # Unit tests of the nn family (GTest; run by ctest as nn_kernel_tests).
 if(ONYX_BUILD_TESTS)
   add_executable(nn_kernel_tests
+    nn/dnnl_conv_integer_test.cc
     nn/dnnl_conv_test.cc
     nn/dnnl_support_test.cc
     nn/nn_ops_test.cc
