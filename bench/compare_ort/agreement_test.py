@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """CI agreement check of the comparison's model set: the 64x64 versions
 (gen_models.py --small) through `onyx run`, against torch's outputs recorded
-when each model was exported (rtol 1e-3, atol 1e-4), and `onyx bench` on each
+when each model was exported (rtol 1e-3, atol 1e-4; the int8 variants'
+own atol from meta.json, against torch emulating their integer arithmetic),
+and `onyx bench` on each
 with its shape fixed, as the benchmark runs it.
 
 usage: agreement_test.py --onyx BIN --models-dir DIR
@@ -56,10 +58,11 @@ def main():
                 got = numpy_helper.to_array(onnx.load_tensor(os.path.join(out, "output_0.pb")))
                 if got.shape != want.shape:
                     problems.append(f"shape {got.shape} != torch {want.shape}")
-                elif not np.allclose(got, want, rtol=RTOL, atol=ATOL):
+                elif not np.allclose(got, want, rtol=RTOL, atol=meta.get("atol", ATOL)):
                     worst = np.abs(got - want) - RTOL * np.abs(want)
                     problems.append(f"max |onyx - torch| {np.abs(got - want).max():.3g}, worst excess over "
-                                    f"rtol {worst.max():.3g} (output max {np.abs(want).max():.3g})")
+                                    f"rtol {worst.max():.3g} (output max {np.abs(want).max():.3g}, atol "
+                                    f"{meta.get('atol', ATOL):.3g})")
         bench = subprocess.run([args.onyx, "bench", os.path.join(case, "model.onnx"), "--batch",
                                 str(meta["reference_batch"]), "--iterations", "1", "--warmup", "0"],
                                capture_output=True, text=True)

@@ -128,7 +128,7 @@ class Runner:
                 "onyx_vs_torch": float(np.abs(onyx_out - torch_out).max()),
                 "ort_vs_torch": float(np.abs(ort_out - torch_out).max()),
                 "output_abs_max": float(np.abs(torch_out).max()),
-                "agree": bool(np.allclose(onyx_out, ort_out, rtol=RTOL, atol=ATOL))}
+                "agree": bool(np.allclose(onyx_out, ort_out, rtol=RTOL, atol=meta.get("atol", ATOL)))}
 
 
 def geomean(values):

@@ -12,6 +12,18 @@ BatchNorm running statistics are measured on random images (after
 BatchNorm / LayerNorm affine parameters were drawn at random) and then
 perturbed a little, so that every layer changes the output (torchvision's
 init leaves them 0/1) while activations stay well scaled.
+The *_int8 variants are their float model rewritten by quantize_dynamic.py
+(ONNX Runtime's dynamic quantization of Conv: DynamicQuantizeLinear ->
+ConvInteger); their reference is torch running the float model with each
+convolution's input and weights quantized and dequantized the same way
+(round half to even), so it checks the integer arithmetic, not the float
+model. meta.json's "atol" gives their tolerance, 2% of the output's range
+(the float models use 1e-4): where an activation sits on a rounding
+boundary, float summation order flips it by one quantization step and the
+flip propagates (measured at 64x64: U-Net 99% of outputs within 1e-7, max
+0.5% of the range; MobileNetV2 max 0.4%; ResNet-18 max 1.3%); an error in the
+integer arithmetic (a zero point ignored, weights mis-shifted) moves outputs
+by 5% of the range and more.
 --small exports the same architectures at 64x64 (the CI agreement test);
 the default is the benchmark size (224x224, the segmenter 512x512). A model
 whose meta.json was written by this version of the generator is kept.
@@ -98,6 +110,67 @@ MODELS = {
     "unet_fpn": (lambda: UNetFPN(), 512, 64),
 }
 
+# int8 variant -> its float model.
+INT8 = {"resnet18_int8": "resnet18", "mobilenet_v2_int8": "mobilenet_v2", "unet_fpn_int8": "unet_fpn"}
+MODELS.update({name: MODELS[base] for name, base in INT8.items()})
+
+
+class FakeQuantizedConvs:
+    """While active, every Conv2d of `model` computes with the dequantized
+    weights and bias of its ConvInteger in the quantized ONNX model (matched
+    by shape and value: the exporter folded BatchNorm into them) and on its
+    input quantized as DynamicQuantizeLinear does it (uint8 over
+    [min(x, 0), max(x, 0)] of the whole tensor, round half to even) and
+    dequantized."""
+
+    def __init__(self, model, quantized_onnx):
+        from onnx import numpy_helper
+        inits = {t.name: numpy_helper.to_array(t) for t in quantized_onnx.graph.initializer}
+        self.onnx_convs = []
+        for node in quantized_onnx.graph.node:
+            if node.op_type != "ConvInteger":
+                continue
+            w = node.input[1]
+            weights = (inits[w].astype(np.float64) - inits[w[:-len("_quantized")] + "_zero_point"]) * \
+                inits[w[:-len("_quantized")] + "_scale"]
+            bias = None
+            for other in quantized_onnx.graph.node:
+                if other.op_type == "Add" and other.name == node.name[:-len("_quant")] + "_bias_add":
+                    bias = inits[other.input[1]].reshape(-1)
+            self.onnx_convs.append((weights.astype(np.float32), bias))
+        self.convs = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
+        self.saved, self.hooks = [], []
+
+    def __enter__(self):
+        for conv in self.convs:
+            w = conv.weight.data.numpy()
+            candidates = [(np.abs(q - w).max(), i) for i, (q, _) in enumerate(self.onnx_convs) if q.shape == w.shape]
+            _, best = min(candidates)
+            weights, bias = self.onnx_convs[best]
+            self.saved.append((conv.weight.data, conv.bias))
+            conv.weight.data = torch.from_numpy(weights)
+            conv.bias = nn.Parameter(torch.from_numpy(bias.astype(np.float32))) if bias is not None else None
+            self.hooks.append(conv.register_forward_pre_hook(lambda module, args: (self.quantize(args[0]),)))
+        return self
+
+    @staticmethod
+    def quantize(x):
+        lo = np.float32(min(float(x.min()), 0.0))
+        hi = np.float32(max(float(x.max()), 0.0))
+        scale = np.float32((hi - lo) / np.float32(255))
+        if scale == 0:
+            return x
+        zp = float(np.clip(np.rint(-lo / scale), 0, 255))
+        q = torch.clamp(torch.round(x / torch.tensor(scale)) + zp, 0, 255)
+        return (q - zp) * torch.tensor(scale)
+
+    def __exit__(self, *exc):
+        for hook in self.hooks:
+            hook.remove()
+        for conv, (w, b) in zip(self.convs, self.saved):
+            conv.weight.data = w
+            conv.bias = b
+
 
 def randomize_normalization(model, size, generator):
     """Random affine parameters for every BatchNorm / LayerNorm and random
@@ -147,7 +220,8 @@ def export(name, out_dir, small):
         with open(meta_path) as f:
             if json.load(f).get("generator_version") == GENERATOR_VERSION:
                 return False
-    seed = 1000 + sorted(MODELS).index(name)
+    base = INT8.get(name, name)
+    seed = 1000 + sorted(m for m in MODELS if m not in INT8).index(base)
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     model = build()
@@ -161,6 +235,17 @@ def export(name, out_dir, small):
     torch.onnx.export(model, (example,), os.path.join(path, "model.onnx"), opset_version=OPSET,
                       input_names=["input"], output_names=["output"],
                       dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    if name in INT8:
+        import onnx
+        from quantize_dynamic import quantize_model
+        from torch.fx.experimental.optimization import fuse
+        model_path = os.path.join(path, "model.onnx")
+        quantized = quantize_model(onnx.load(model_path))
+        onnx.save(quantized, model_path)
+        # BatchNorm folded into the convolutions, as the exporter did.
+        fused = fuse(model)
+        with torch.no_grad(), FakeQuantizedConvs(fused, quantized):
+            expected = fused(example)
     save_tensor(os.path.join(data, "input_0.pb"), example.numpy(), "input")
     example.numpy().astype(np.float32).tofile(os.path.join(data, "input_0.bin"))
     save_tensor(os.path.join(data, "output_0.pb"), expected.numpy(), "output")
@@ -175,6 +260,9 @@ def export(name, out_dir, small):
         "output_abs_max": float(expected.abs().max()),
         "output_std": float(expected.std()),
     }
+    if name in INT8:
+        meta["quantized_from"] = base
+        meta["atol"] = 0.02 * float(expected.max() - expected.min())
     with open(meta_path, "w") as f:
         json.dump(meta, f, indent=1)
     return True
