@@ -1,5 +1,7 @@
 // com.onyx LayerNormalization(X, scale, bias): normalises over the last axis,
-// y = (x - mean) / sqrt(var + epsilon) * scale + bias, float.
+// y = (x - mean) / sqrt(var + epsilon) * scale + bias, float, by oneDNN's
+// vectorised layer normalization (the scalar loop below, with double sums,
+// took 8% of ConvNeXt) or, when oneDNN refuses the shape, that loop.
 #include <cmath>
 
 #include "common/parallel_for.h"
@@ -7,6 +9,7 @@
 #include "graph/op_domains.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/fused/fused_kernels.h"
+#include "providers/cpu/nn/dnnl_support.h"
 
 namespace onyx {
 namespace {
@@ -33,6 +36,10 @@ class LayerNorm final : public OpKernel {
     const float* pb = bias ? bias->data<float>() : nullptr;
     float* py = y->mutable_data<float>();
     const float eps = epsilon_;
+    if (rows > 0 && len > 0) {
+      absl::Status status = DnnlLayerNormalization(px, rows, len, eps, pg, pb, py);
+      if (status.ok()) return status;
+    }
     ParallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1)), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const float* row = px + r * len;

@@ -23,6 +23,12 @@ dnnl::stream& DnnlThreadStream();
 // a lookup after the first call of a size.
 absl::Status DnnlEltwise(dnnl::algorithm algorithm, float alpha, float beta, const float* x, float* y, int64_t n);
 
+// Layer normalization of `rows` rows of `len` floats: y = (x - mean) /
+// sqrt(var + epsilon) * scale + shift (shift may be nullptr), by oneDNN's
+// primitive on the calling thread's intra-op thread count.
+absl::Status DnnlLayerNormalization(const float* x, int64_t rows, int64_t len, float epsilon, const float* scale,
+                                    const float* shift, float* y);
+
 // Runs `fn` (returning Status), turning a oneDNN exception into UNIMPLEMENTED
 // when the library has no implementation of `what`, else INTERNAL.
 template <typename Fn>

@@ -123,8 +123,7 @@ TEST(NnOpsTest, GroupedConvTransposeWithOutputPadding) {
   *n.add_attribute() = IntsAttr("output_padding", {1, 1});
   auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2, 1, 1}, {1, 2}))}}, {"y"});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(Values<float>((*out)[0]),
-            std::vector<float>({1, 1, 0, 1, 1, 0, 0, 0, 0, 20, 20, 0, 20, 20, 0, 0, 0, 0}));
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1, 1, 0, 1, 1, 0, 0, 0, 0, 20, 20, 0, 20, 20, 0, 0, 0, 0}));
 }
 
 TEST(NnOpsTest, ConvComputesInDouble) {
@@ -165,6 +164,44 @@ TEST(NnOpsTest, LayerNormalizationReturnsStatistics) {
   EXPECT_NEAR(Values<float>((*out)[2])[0], inv, 1e-6);
 }
 
+// Y alone (the fast path inference graphs take), over rows of 7 and 300
+// values with non-symmetric scale and bias, against the formula in double;
+// and over the last two axes.
+TEST(NnOpsTest, LayerNormalizationOutputAloneMatchesTheFormula) {
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{5, 7}, std::vector<int64_t>{2, 3, 300}}) {
+    for (int64_t axis : {int64_t{-1}, int64_t{-2}}) {
+      ModelBuilder m(17);
+      m.Input("x", DataType::kFloat, dims).Output("y", DataType::kFloat, dims);
+      const int64_t norm_axes = -axis;
+      std::vector<int64_t> norm_dims(dims.end() - norm_axes, dims.end());
+      int64_t len = 1;
+      for (int64_t d : norm_dims) len *= d;
+      const Tensor scale = RandomFloatTensor(norm_dims, 41), bias = RandomFloatTensor(norm_dims, 42);
+      m.Initializer("s", scale).Initializer("b", bias);
+      *m.Node("LayerNormalization", {"x", "s", "b"}, {"y"}).add_attribute() = IntAttr("axis", axis);
+      Tensor x = RandomFloatTensor(dims, 43);
+      for (int64_t i = 0; i < x.num_elements(); ++i) x.mutable_data<float>()[i] = 3.f * x.data<float>()[i] + 1.5f;
+      auto out = RunModel(m, {{"x", Value(x)}}, {"y"});
+      ASSERT_TRUE(out.ok()) << out.status();
+      const std::vector<float> y = Values<float>((*out)[0]);
+      double worst = 0;
+      for (int64_t r = 0; r < x.num_elements() / len; ++r) {
+        const float* row = x.data<float>() + r * len;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < len; ++i) mean += row[i];
+        mean /= len;
+        for (int64_t i = 0; i < len; ++i) var += (row[i] - mean) * (row[i] - mean);
+        var /= len;
+        for (int64_t i = 0; i < len; ++i) {
+          const double want = (row[i] - mean) / std::sqrt(var + 1e-5) * scale.data<float>()[i] + bias.data<float>()[i];
+          worst = std::max(worst, std::fabs(y[r * len + i] - want));
+        }
+      }
+      EXPECT_LT(worst, 2e-5) << "dims " << dims.size() << " axis " << axis;
+    }
+  }
+}
+
 TEST(NnOpsTest, NonMaxSuppressionScoreThresholdCanSelectNothing) {
   ModelBuilder m(11);
   m.Input("boxes", DataType::kFloat, {1, 1, 4}).Input("scores", DataType::kFloat, {1, 1, 1});
@@ -173,9 +210,9 @@ TEST(NnOpsTest, NonMaxSuppressionScoreThresholdCanSelectNothing) {
   m.Initializer("iou", FloatTensor({1}, {0.5f}));
   m.Initializer("score", FloatTensor({1}, {0.9f}));
   m.Node("NonMaxSuppression", {"boxes", "scores", "max", "iou", "score"}, {"idx"});
-  auto out = RunModel(m, {{"boxes", Value(FloatTensor({1, 1, 4}, {0, 0, 1, 1}))},
-                          {"scores", Value(FloatTensor({1, 1, 1}, {0.5f}))}},
-                      {"idx"});
+  auto out = RunModel(
+      m, {{"boxes", Value(FloatTensor({1, 1, 4}, {0, 0, 1, 1}))}, {"scores", Value(FloatTensor({1, 1, 1}, {0.5f}))}},
+      {"idx"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].tensor().dims(), Dims({0, 3}));
 }
@@ -186,8 +223,9 @@ TEST(NnOpsTest, GridSampleIdentityGridReproducesInput) {
   m.Input("x", DataType::kFloat, {1, 1, 2, 2}).Input("g", DataType::kFloat, {1, 2, 2, 2});
   m.Output("y", DataType::kFloat, {1, 1, 2, 2});
   *m.Node("GridSample", {"x", "g"}, {"y"}).add_attribute() = IntAttr("align_corners", 1);
-  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 1, 2, 2}, {1, 2, 3, 4}))},
-                          {"g", Value(FloatTensor({1, 2, 2, 2}, {-1, -1, 1, -1, -1, 1, 1, 1}))}},
+  auto out = RunModel(m,
+                      {{"x", Value(FloatTensor({1, 1, 2, 2}, {1, 2, 3, 4}))},
+                       {"g", Value(FloatTensor({1, 2, 2, 2}, {-1, -1, 1, -1, -1, 1, 1, 1}))}},
                       {"y"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1, 2, 3, 4}));
@@ -273,8 +311,7 @@ TEST(NnOpsTest, ImageScalerScalesAndShiftsEachChannel) {
   *bad_node.add_attribute() = bias;
   auto refused = RunModel(bad, {{"x", Value(FloatTensor({1, 3, 1, 1}, {1, 2, 3}))}}, {"y"});
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("'bias' has 2 values, expected 3"), std::string::npos)
-      << refused.status();
+  EXPECT_NE(refused.status().message().find("'bias' has 2 values, expected 3"), std::string::npos) << refused.status();
 }
 
 // BatchNormalization before opset 7 carries is_test and consumed_inputs;

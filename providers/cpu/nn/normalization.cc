@@ -9,6 +9,7 @@
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/broadcast.h"
 #include "providers/cpu/math/element_util.h"
+#include "providers/cpu/nn/dnnl_support.h"
 #include "providers/cpu/nn/nn_kernels.h"
 
 namespace onyx {
@@ -203,7 +204,8 @@ class LayerNormalization final : public OpKernel {
     ASSIGN_OR_RETURN(const Tensor* s_in, RequireInput(ctx, 1, "Scale"));
     const Tensor* b_in = ctx.Input(2);
     auto axis = NormalizeAxis(axis_, x_in->rank());
-    if (!axis.ok() || x_in->rank() == 0) return ctx.Error(absl::StrCat("axis ", axis_, " is out of range for X ", DimsToString(x_in->dims())));
+    if (!axis.ok() || x_in->rank() == 0)
+      return ctx.Error(absl::StrCat("axis ", axis_, " is out of range for X ", DimsToString(x_in->dims())));
     const Dims norm_dims(x_in->dims().begin() + *axis, x_in->dims().end());
     const int64_t len = NumElements(norm_dims);
     const int64_t rows = len == 0 ? 0 : x_in->num_elements() / len;
@@ -238,6 +240,14 @@ class LayerNormalization final : public OpKernel {
     ASSIGN_OR_RETURN(Tensor scale, expand(s_in, 1.0, "Scale"));
     ASSIGN_OR_RETURN(Tensor bias, expand(b_in, 0.0, "B"));
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, x_in->dims(), x_in->type()));
+    // Float without the statistics outputs (what inference graphs ask for):
+    // oneDNN's vectorised primitive; the loop below sums in double, one
+    // element at a time.
+    if (x_in->type() == DataType::kFloat && !ctx.OutputRequested(1) && !ctx.OutputRequested(2)) {
+      absl::Status status = DnnlLayerNormalization(x.data<float>(), rows, len, epsilon_, scale.data<float>(),
+                                                   bias.data<float>(), y->mutable_data<float>());
+      if (status.ok()) return status;
+    }
     Dims stat_dims(x_in->dims().begin(), x_in->dims().begin() + *axis);
     while (static_cast<int64_t>(stat_dims.size()) < x_in->rank()) stat_dims.push_back(1);
     Tensor yc = ComputeBuffer(*y, x.type());
@@ -281,9 +291,7 @@ class LayerNormalization final : public OpKernel {
   }
 
  private:
-  static DataType StatType(DataType declared) {
-    return declared == DataType::kUndefined ? DataType::kFloat : declared;
-  }
+  static DataType StatType(DataType declared) { return declared == DataType::kUndefined ? DataType::kFloat : declared; }
 
   int64_t axis_;
   float epsilon_;
