@@ -9,20 +9,16 @@
 #include "oneapi/dnnl/dnnl.hpp"
 #include "onyx/status_macros.h"
 #include "providers/cpu/nn/dnnl_support.h"
+#include "providers/cpu/nn/packed_weights.h"
 
 namespace onyx {
 
 using dnnl::memory;
 
-struct DnnlMatMul::Packed {
-  memory::desc desc;
-  memory weights;
-};
-
 struct DnnlMatMul::Compiled {
   dnnl::matmul matmul;
   memory::desc a, y, scratchpad;
-  std::shared_ptr<Packed> weights;
+  std::shared_ptr<const memory> weights;  // shared (packed_weights.h)
   std::optional<memory> bias;
 };
 
@@ -77,24 +73,10 @@ absl::StatusOr<std::shared_ptr<const DnnlMatMul::Compiled>> DnnlMatMul::Compiled
     if (has_bias) compiled->bias = memory(bias_md, DnnlCpuEngine(), const_cast<void*>(bias_.raw()));
     return absl::OkStatus();
   }));
+  ASSIGN_OR_RETURN(compiled->weights,
+                   PackedWeights(b_, memory::desc({k(), n()}, memory::data_type::f32, memory::format_tag::ab),
+                                 pd.weights_desc()));
   absl::MutexLock lock(&mu_);
-  for (const auto& p : packed_) {
-    if (p->desc == pd.weights_desc()) compiled->weights = p;
-  }
-  if (compiled->weights == nullptr) {
-    RETURN_IF_ERROR(DnnlGuarded("weight reorder", [&]() -> absl::Status {
-      auto packed = std::make_shared<Packed>();
-      packed->desc = pd.weights_desc();
-      packed->weights = memory(packed->desc, DnnlCpuEngine());
-      memory plain(memory::desc({k(), n()}, memory::data_type::f32, memory::format_tag::ab), DnnlCpuEngine(),
-                   const_cast<void*>(b_.raw()));
-      dnnl::reorder(plain, packed->weights).execute(DnnlThreadStream(), plain, packed->weights);
-      DnnlThreadStream().wait();
-      packed_.push_back(packed);
-      compiled->weights = std::move(packed);
-      return absl::OkStatus();
-    }));
-  }
   if (compiled_.size() < kMaxCompiled) compiled_.emplace(key, compiled);
   return std::shared_ptr<const Compiled>(std::move(compiled));
 }
@@ -110,7 +92,7 @@ absl::Status DnnlMatMul::Run(const float* a, int64_t rows, float* y) const {
       return absl::ResourceExhaustedError("no memory for the matmul's scratchpad");
     }
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(c->a, engine, const_cast<float*>(a))},
-                                            {DNNL_ARG_WEIGHTS, c->weights->weights},
+                                            {DNNL_ARG_WEIGHTS, *c->weights},
                                             {DNNL_ARG_DST, memory(c->y, engine, y)},
                                             {DNNL_ARG_SCRATCHPAD, memory(c->scratchpad, engine, pad)}};
     if (c->bias) args.emplace(DNNL_ARG_BIAS, *c->bias);

@@ -1,7 +1,7 @@
 // DnnlMatMul: y[M, N] = act(a[M, K] x b[K, N] + bias[N]) for a constant b,
 // by oneDNN's matmul primitive. b is reordered once into the layout the
 // primitive prefers (format_tag::any) and kept, shared by every row count
-// whose primitive wants the same layout; the bias and the activation run
+// and every session (packed_weights.h) whose primitive wants the same layout; the bias and the activation run
 // inside the primitive. Primitives are compiled per (rows, intra-op
 // threads), at most kMaxCompiled of them cached; further row counts compile
 // on every call.
@@ -51,8 +51,6 @@ class DnnlMatMul {
   Activation activation_;
   mutable absl::Mutex mu_;
   mutable std::map<std::pair<int64_t, int>, std::shared_ptr<const Compiled>> compiled_ ABSL_GUARDED_BY(mu_);
-  struct Packed;
-  mutable std::vector<std::shared_ptr<Packed>> packed_ ABSL_GUARDED_BY(mu_);  // b in each layout asked for
 };
 
 }  // namespace onyx

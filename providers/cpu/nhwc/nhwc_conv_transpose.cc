@@ -20,6 +20,7 @@
 #include "providers/cpu/fused/fused_kernels.h"
 #include "providers/cpu/nhwc/nhwc_kernels.h"
 #include "providers/cpu/nn/dnnl_support.h"
+#include "providers/cpu/nn/packed_weights.h"
 
 namespace onyx {
 namespace {
@@ -88,7 +89,7 @@ class NhwcConvTranspose final : public OpKernel {
         return absl::ResourceExhaustedError("no memory for the deconvolution's scratchpad");
       }
       std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(c.src, engine, const_cast<void*>(x.raw()))},
-                                              {DNNL_ARG_WEIGHTS, c.weights},
+                                              {DNNL_ARG_WEIGHTS, *c.weights},
                                               {DNNL_ARG_DST, memory(c.dst, engine, y->mutable_raw())},
                                               {DNNL_ARG_SCRATCHPAD, memory(c.scratchpad, engine, pad)}};
       if (c.bias) args.emplace(DNNL_ARG_BIAS, *c.bias);
@@ -104,7 +105,7 @@ class NhwcConvTranspose final : public OpKernel {
   struct Compiled {
     dnnl::deconvolution_forward deconv;
     memory::desc src, dst, scratchpad;
-    memory weights;
+    std::shared_ptr<const memory> weights;  // shared (packed_weights.h)
     std::optional<memory> bias;
   };
 
@@ -144,10 +145,7 @@ class NhwcConvTranspose final : public OpKernel {
       dnnl::deconvolution_forward::primitive_desc pd(desc, attr, DnnlCpuEngine());
       c->deconv = dnnl::deconvolution_forward(pd);
       c->scratchpad = pd.scratchpad_desc();
-      memory plain(plain_w, DnnlCpuEngine(), const_cast<void*>(weights_.raw()));
-      c->weights = memory(pd.weights_desc(), DnnlCpuEngine());
-      dnnl::reorder(plain, c->weights).execute(DnnlThreadStream(), plain, c->weights);
-      DnnlThreadStream().wait();
+      ASSIGN_OR_RETURN(c->weights, PackedWeights(weights_, plain_w, pd.weights_desc()));
       if (has_bias) c->bias = memory(bias_md, DnnlCpuEngine(), const_cast<void*>(bias_.raw()));
       return absl::OkStatus();
     }));

@@ -11,6 +11,7 @@
 #include "oneapi/dnnl/dnnl.hpp"
 #include "onyx/status_macros.h"
 #include "providers/cpu/nn/dnnl_support.h"
+#include "providers/cpu/nn/packed_weights.h"
 
 namespace onyx {
 
@@ -21,7 +22,7 @@ struct DnnlConvolution::Compiled {
   memory::desc plain_src, plain_dst;  // the caller's row-major layouts
   memory::desc src, dst;              // the primitive's
   std::optional<dnnl::reorder> src_in, dst_in, dst_out;
-  memory weights;  // reordered once, in the primitive's layout
+  std::shared_ptr<const memory> weights;  // in the primitive's layout, shared (packed_weights.h)
   std::optional<memory> bias;
   memory::desc scratchpad;
 };
@@ -234,9 +235,7 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
     }
     // The weights, once, in the primitive's layout (its own allocation).
     ApplyThreadSettings();
-    memory plain_weights(plain_w, DnnlCpuEngine(), const_cast<void*>(weights_.raw()));
-    compiled->weights = memory(pd.weights_desc(), DnnlCpuEngine());
-    dnnl::reorder(plain_weights, compiled->weights).execute(DnnlThreadStream(), plain_weights, compiled->weights);
+    ASSIGN_OR_RETURN(compiled->weights, PackedWeights(weights_, plain_w, pd.weights_desc()));
     if (has_bias) compiled->bias = memory(bias_md, DnnlCpuEngine(), const_cast<void*>(bias_.raw()));
     DnnlThreadStream().wait();
     return absl::OkStatus();
@@ -288,7 +287,7 @@ absl::Status DnnlConvolution::Run(const Tensor& x, const Tensor* z, Tensor& y) c
     if (pad == nullptr) return absl::ResourceExhaustedError("no memory for the convolution's scratchpad");
     memory scratchpad(c->scratchpad, engine, pad);
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c->weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratchpad}};
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, *c->weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratchpad}};
     if (c->bias) args.emplace(DNNL_ARG_BIAS, *c->bias);
     c->conv.execute(stream, args);
     if (c->dst_out) c->dst_out->execute(stream, dst, user_dst);

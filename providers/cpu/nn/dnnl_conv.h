@@ -10,8 +10,9 @@
 // chooses its own activation layout (format_tag::any) and is wrapped in
 // reorders when it prefers another; with channels last it is asked for NHWC
 // itself, the layout oneDNN's AVX-512 convolutions run natively, so nothing is
-// reordered. Weights are reordered into the primitive's layout once per input
-// shape and kept. Bias, the residual sum and the
+// reordered. Weights are reordered into the primitive's layout once and
+// shared with every kernel packing the same bytes the same way
+// (packed_weights.h: a model's bucket sessions keep one copy). Bias, the residual sum and the
 // activation run as post-ops inside the primitive: y = act(conv(x) + b + z).
 // Primitives are compiled once per input shape and thread count (at creation
 // when the shape is known, else on the first run of that shape) and cached.

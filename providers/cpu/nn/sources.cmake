@@ -7,6 +7,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   nn/dnnl_conv.cc
   nn/dnnl_conv_integer.cc
   nn/dnnl_support.cc
+  nn/packed_weights.cc
   nn/dropout.cc
   nn/grid_sample.cc
   nn/gru.cc
@@ -31,6 +32,7 @@ if(ONYX_BUILD_TESTS)
     nn/dnnl_conv_test.cc
     nn/dnnl_support_test.cc
     nn/nn_ops_test.cc
+    nn/packed_weights_test.cc
   )
   target_link_libraries(nn_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
                         GTest::gtest_main)
