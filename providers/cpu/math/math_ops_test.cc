@@ -3,6 +3,7 @@
 // float16, implicit einsum, and error reporting. Expected values are worked
 // out by hand in the comments.
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include <optional>
@@ -143,8 +144,8 @@ TEST(MathOpsTest, PowIntegerBaseAndExponentIsExact) {
   ModelBuilder m(15);
   m.Input("x", DataType::kInt64, {3}).Input("p", DataType::kInt64, {3}).Output("y", DataType::kInt64, {3});
   m.Node("Pow", {"x", "p"}, {"y"});
-  auto out = RunModel(m, {{"x", Value(Int64Tensor({3}, {2, -2, 3}))}, {"p", Value(Int64Tensor({3}, {10, 3, 39}))}},
-                      {"y"});
+  auto out =
+      RunModel(m, {{"x", Value(Int64Tensor({3}, {2, -2, 3}))}, {"p", Value(Int64Tensor({3}, {10, 3, 39}))}}, {"y"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int64_t>((*out)[0]), std::vector<int64_t>({1024, -8, 4052555153018976267LL}));
 }
@@ -154,8 +155,8 @@ TEST(MathOpsTest, MaxPropagatesNaN) {
   m.Input("a", DataType::kFloat, {2}).Input("b", DataType::kFloat, {2}).Output("y", DataType::kFloat, {2});
   m.Node("Max", {"a", "b"}, {"y"});
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  auto out = RunModel(m, {{"a", Value(FloatTensor({2}, {nan, 1.f}))}, {"b", Value(FloatTensor({2}, {0.f, nan}))}},
-                      {"y"});
+  auto out =
+      RunModel(m, {{"a", Value(FloatTensor({2}, {nan, 1.f}))}, {"b", Value(FloatTensor({2}, {0.f, nan}))}}, {"y"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE(std::isnan(Values<float>((*out)[0])[0]));
   EXPECT_TRUE(std::isnan(Values<float>((*out)[0])[1]));
@@ -203,7 +204,9 @@ TEST(MathOpsTest, EinsumWrongTermCountIsInvalidArgument) {
 
 TEST(MathOpsTest, ArgMaxBreaksTiesByAttribute) {
   ModelBuilder m(13);
-  m.Input("x", DataType::kFloat, {1, 3}).Output("first", DataType::kInt64, {1, 1}).Output("last", DataType::kInt64, {1, 1});
+  m.Input("x", DataType::kFloat, {1, 3})
+      .Output("first", DataType::kInt64, {1, 1})
+      .Output("last", DataType::kInt64, {1, 1});
   *m.Node("ArgMax", {"x"}, {"first"}).add_attribute() = IntAttr("axis", 1);
   auto& n = m.Node("ArgMax", {"x"}, {"last"});
   *n.add_attribute() = IntAttr("axis", 1);
@@ -218,11 +221,53 @@ TEST(MathOpsTest, MatMulShapeMismatchNamesBothShapes) {
   ModelBuilder m(13);
   m.Input("a", DataType::kFloat, {2, 3}).Input("b", DataType::kFloat, {2, 3}).Output("y", DataType::kFloat, {-1, -1});
   m.Node("MatMul", {"a", "b"}, {"y"});
-  auto out = RunModel(m, {{"a", Value(FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6}))},
-                          {"b", Value(FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6}))}},
-                      {"y"});
+  auto out = RunModel(
+      m, {{"a", Value(FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6}))}, {"b", Value(FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6}))}},
+      {"y"});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("[2,3] x [2,3]"), std::string::npos) << out.status();
+}
+
+}  // namespace
+}  // namespace onyx
+
+namespace onyx {
+namespace {
+
+// DynamicQuantizeLinear over 100 000 values (several parallel blocks) with
+// the range [-2.55, 7.65]: scale 0.04, zero point 64. Values placed exactly
+// on half steps round to even; the result is checked against the formula
+// worked here in double.
+TEST(MathOpsTest, DynamicQuantizeLinearRoundsHalfToEvenAcrossBlocks) {
+  testing::ModelBuilder m(11);
+  const int64_t n = 100000;
+  m.Input("x", DataType::kFloat, {n}).Output("y", DataType::kUint8, {n});
+  m.Output("scale", DataType::kFloat, {}).Output("zp", DataType::kUint8, {});
+  m.Node("DynamicQuantizeLinear", {"x"}, {"y", "scale", "zp"});
+  Tensor x = Tensor::Allocate(DataType::kFloat, {n});
+  float* px = x.mutable_data<float>();
+  for (int64_t i = 0; i < n; ++i) px[i] = static_cast<float>((i * 7919) % 1021) / 100.f - 2.55f;
+  px[0] = -2.55f;
+  px[1] = 7.65f;
+  auto out = testing::RunModel(m, {{"x", Value(x)}}, {"y", "scale", "zp"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const float scale = testing::Values<float>((*out)[1])[0];
+  const int zp = testing::Values<uint8_t>((*out)[2])[0];
+  EXPECT_NEAR(scale, 10.2 / 255, 1e-7);
+  EXPECT_EQ(zp, 64);
+  const std::vector<uint8_t> y = testing::Values<uint8_t>((*out)[0]);
+  int64_t wrong = 0, ties = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = px[i] / scale;  // the division ONNX specifies, in float
+    const double fl = std::floor(v);
+    double r = v - fl < 0.5 ? fl : v - fl > 0.5 ? fl + 1 : (std::fmod(fl, 2.0) == 0 ? fl : fl + 1);
+    ties += v - fl == 0.5;
+    const int want = static_cast<int>(std::min(255.0, std::max(0.0, r + zp)));
+    wrong += y[i] != want;
+  }
+  EXPECT_EQ(wrong, 0);
+  std::printf("DynamicQuantizeLinear: %lld exact half steps among %lld values\n", static_cast<long long>(ties),
+              static_cast<long long>(n));
 }
 
 }  // namespace

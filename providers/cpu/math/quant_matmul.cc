@@ -1,6 +1,7 @@
 // Quantized matrix multiplies: MatMulInteger (int32 output), QLinearMatMul
 // (requantized 8-bit output), and DynamicQuantizeLinear (float -> uint8 with a
 // computed scale and zero point). Products accumulate in int32.
+#include "common/parallel_for.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/math/gemm_util.h"
@@ -59,8 +60,8 @@ class QLinearMatMul final : public OpKernel {
   explicit QLinearMatMul(const OpKernelInfo&) {}
 
   absl::Status Compute(OpKernelContext& ctx) const override {
-    static const char* kNames[] = {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point",
-                                   "y_scale", "y_zero_point"};
+    static const char* kNames[] = {"a",       "a_scale",      "a_zero_point", "b",
+                                   "b_scale", "b_zero_point", "y_scale",      "y_zero_point"};
     const Tensor* in[8];
     for (int i = 0; i < 8; ++i) {
       ASSIGN_OR_RETURN(in[i], RequireInput(ctx, i, kNames[i]));
@@ -73,8 +74,8 @@ class QLinearMatMul final : public OpKernel {
     const std::vector<float> a_scale = Scales(*in[1]), b_scale = Scales(*in[4]), y_scale = Scales(*in[6]);
     if ((a_scale.size() != 1 && static_cast<int64_t>(a_scale.size()) != s.m) ||
         (b_scale.size() != 1 && static_cast<int64_t>(b_scale.size()) != s.n) || y_scale.size() != 1) {
-      return ctx.Error(absl::StrCat("scales must be scalars or per row/column: a_scale ", a_scale.size(),
-                                    ", b_scale ", b_scale.size(), ", y_scale ", y_scale.size(), " values"));
+      return ctx.Error(absl::StrCat("scales must be scalars or per row/column: a_scale ", a_scale.size(), ", b_scale ",
+                                    b_scale.size(), ", y_scale ", y_scale.size(), " values"));
     }
     const Tensor& y_zp = *in[7];
     if (!Is8Bit(y_zp.type()) || y_zp.num_elements() != 1) {
@@ -86,7 +87,8 @@ class QLinearMatMul final : public OpKernel {
       using Q = std::remove_pointer_t<decltype(out)>;
       for (int64_t i = 0; i < static_cast<int64_t>(prod.size()); ++i) {
         const int64_t row = (i / s.n) % s.m, col = i % s.n;
-        const float scale = a_scale[a_scale.size() == 1 ? 0 : row] * b_scale[b_scale.size() == 1 ? 0 : col] / y_scale[0];
+        const float scale =
+            a_scale[a_scale.size() == 1 ? 0 : row] * b_scale[b_scale.size() == 1 ? 0 : col] / y_scale[0];
         out[i] = SaturateRound<Q>(static_cast<float>(prod[i]) * scale, zp);
       }
     };
@@ -107,10 +109,26 @@ class DynamicQuantizeLinear final : public OpKernel {
     }
     const float* x = x_in->data<float>();
     const int64_t n = x_in->num_elements();
-    float lo = 0.f, hi = 0.f;  // the range always includes 0
-    for (int64_t i = 0; i < n; ++i) {
-      lo = std::min(lo, x[i]);
-      hi = std::max(hi, x[i]);
+    // The range, always including 0: per block (vectorised min/max), then
+    // across blocks.
+    constexpr int64_t kBlock = 16384;
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    std::vector<float> block_lo(blocks, 0.f), block_hi(blocks, 0.f);
+    ParallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        float lo = 0.f, hi = 0.f;
+        for (int64_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
+          lo = x[i] < lo ? x[i] : lo;
+          hi = x[i] > hi ? x[i] : hi;
+        }
+        block_lo[b] = lo;
+        block_hi[b] = hi;
+      }
+    });
+    float lo = 0.f, hi = 0.f;
+    for (int64_t b = 0; b < blocks; ++b) {
+      lo = std::min(lo, block_lo[b]);
+      hi = std::max(hi, block_hi[b]);
     }
     const float scale = (hi - lo) / 255.f;
     const uint8_t zp = scale == 0.f ? 0 : SaturateRound<uint8_t>(-lo / scale, 0);
@@ -118,7 +136,23 @@ class DynamicQuantizeLinear final : public OpKernel {
     ASSIGN_OR_RETURN(Tensor* y_scale, ctx.Output(1, {}, DataType::kFloat));
     ASSIGN_OR_RETURN(Tensor* y_zp, ctx.Output(2, {}, DataType::kUint8));
     uint8_t* py = y->mutable_data<uint8_t>();
-    for (int64_t i = 0; i < n; ++i) py[i] = scale == 0.f ? zp : SaturateRound<uint8_t>(x[i] / scale, zp);
+    if (scale == 0.f) {
+      std::fill(py, py + n, zp);
+    } else {
+      // x / scale lies in [lo, hi] / scale, within +-256 of 0: adding and
+      // subtracting 1.5 * 2^23 rounds it half to even (the FPU's default
+      // mode) without a library call, so the loop vectorises.
+      constexpr float kRound = 12582912.f;
+      const float zpf = static_cast<float>(zp);
+      ParallelFor(n, kBlock, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          float v = x[i] / scale;
+          v = std::min(std::max(v, -512.f), 512.f);
+          const float r = (v + kRound) - kRound + zpf;
+          py[i] = static_cast<uint8_t>(std::min(std::max(r, 0.f), 255.f));
+        }
+      });
+    }
     y_scale->mutable_data<float>()[0] = scale;
     y_zp->mutable_data<uint8_t>()[0] = zp;
     return absl::OkStatus();
