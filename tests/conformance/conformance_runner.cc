@@ -95,6 +95,20 @@ void PrintGroup(const char* title, const std::vector<std::string>& names, const 
   }
 }
 
+// Reads `path` with `read` into `into` unless `path` is empty; false (the
+// reason printed) when it cannot be read.
+template <typename T>
+bool ReadIfGiven(const std::string& path, absl::StatusOr<T> (*read)(const std::string&), T& into) {
+  if (path.empty()) return true;
+  absl::StatusOr<T> value = read(path);
+  if (!value.ok()) {
+    std::cerr << "conformance_runner: " << value.status().message() << "\n";
+    return false;
+  }
+  into = *std::move(value);
+  return true;
+}
+
 int Main(int argc, char** argv) {
   Args args;
   args.isolation.memory_limit_mb = 8192;
@@ -107,22 +121,10 @@ int Main(int argc, char** argv) {
     return 2;
   }
   FailureList expected;
-  if (!args.expected_failures.empty()) {
-    auto list = ReadFailureList(args.expected_failures);
-    if (!list.ok()) {
-      std::cerr << "conformance_runner: " << list.status().message() << "\n";
-      return 2;
-    }
-    expected = *std::move(list);
-  }
   CaseCounts minimum;
-  if (!args.min_case_counts.empty()) {
-    auto counts = ReadCaseCounts(args.min_case_counts);
-    if (!counts.ok()) {
-      std::cerr << "conformance_runner: " << counts.status().message() << "\n";
-      return 2;
-    }
-    minimum = *std::move(counts);
+  if (!ReadIfGiven(args.expected_failures, ReadFailureList, expected) ||
+      !ReadIfGiven(args.min_case_counts, ReadCaseCounts, minimum)) {
+    return 2;
   }
   auto all_cases = ListCases(args.cases_dir);
   if (!all_cases.ok() || all_cases->empty()) {

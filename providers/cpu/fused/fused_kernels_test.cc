@@ -14,6 +14,7 @@ namespace onyx {
 namespace {
 
 using testing::FloatAttr;
+using testing::FloatsAttr;
 using testing::FloatTensor;
 using testing::Int64Tensor;
 using testing::IntAttr;
@@ -24,14 +25,6 @@ using testing::StringAttr;
 
 constexpr char kDomain[] = "com.onyx";
 constexpr int kTrials = 8;
-
-onnx::AttributeProto FloatsAttr(const std::string& name, const std::vector<float>& values) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::FLOATS);
-  for (float v : values) a.add_floats(v);
-  return a;
-}
 
 // A model of one float output "y" of unknown dims, at opset 13 plus com.onyx 1.
 ModelBuilder NewModel(int64_t rank) {
