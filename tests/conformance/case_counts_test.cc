@@ -9,7 +9,8 @@
 namespace onyx::conformance {
 namespace {
 
-std::string TempPath(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+// Names of their own: ctest runs expected_failures_test beside these.
+std::string TempPath(const std::string& name) { return ::testing::TempDir() + "/case_counts_" + name; }
 
 TEST(CaseCountsTest, ParsesOpsCountsAndComments) {
   const std::string path = TempPath("counts.txt");
