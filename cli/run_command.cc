@@ -82,7 +82,7 @@ int RunCommand(const std::vector<std::string>& args) {
   SessionOptions options;
   if (flags.count("--optimization")) {
     auto level = ParseOptimizationLevel(flags["--optimization"]);
-    if (!level.ok()) return Fail(std::string(level.status().message()));
+    if (!level.ok()) return BadFlag(level.status());
     options.optimization_level = *level;
   }
   if (flags.count("--providers")) options.providers = SplitList(flags["--providers"]);

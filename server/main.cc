@@ -138,14 +138,12 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
   }
   ModelRepository::Options repository_options;
   repository_options.root = root;
-  repository_options.on_batch = [m = metrics->get()](const std::string& model,
-                                                     const std::string& version, int64_t requests,
-                                                     int64_t rows) {
-    m->RecordBatch(model, version, requests, rows);
-  };
-  repository_options.on_timing = [m = metrics->get()](const std::string& model,
-                                                      const std::string& version,
-                                                      absl::Duration queued, absl::Duration compute) {
+  repository_options.on_batch =
+      [m = metrics->get()](const std::string& model, const std::string& version, int64_t requests,
+                           int64_t rows) { m->RecordBatch(model, version, requests, rows); };
+  repository_options.on_timing =
+      [m = metrics->get()](const std::string& model, const std::string& version,
+                           absl::Duration queued, absl::Duration compute) {
     m->RecordTiming(model, version, absl::ToDoubleSeconds(queued), absl::ToDoubleSeconds(compute));
   };
   auto repository = ModelRepository::Create(repository_options);
@@ -202,7 +200,9 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
   }
   spdlog::info("onyxd {} listening on {} (gRPC{})", ONYX_VERSION,
                WithPort(config.grpc_address, port),
-               tls == nullptr ? "" : tls->client_ca_pem.empty() ? ", TLS" : ", mutual TLS");
+               tls == nullptr               ? ""
+               : tls->client_ca_pem.empty() ? ", TLS"
+                                            : ", mutual TLS");
   for (int metrics_port : (*metrics)->ListeningPorts()) {
     spdlog::info("metrics on http://{}/metrics", WithPort(config.metrics_address, metrics_port));
   }
@@ -227,6 +227,8 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
     const int again = WaitForShutdownSignal(signals, absl::Now() + linger);
     if (again != 0) spdlog::info("received {} again: draining now", SignalName(again));
   }
+  // Logged before new calls are refused, so that a refusal always follows it.
+  spdlog::info("linger over: refusing new inference calls, draining accepted ones");
   (*service)->StopAccepting();
   const absl::Duration drain_timeout = absl::Seconds(config.shutdown.drain_timeout_seconds);
   if (!(*service)->AwaitIdle(drain_timeout)) {

@@ -41,14 +41,19 @@ TEST(DataTypeTest, HalfRoundTripsEveryFiniteValue) {
 }
 
 TEST(DataTypeTest, BFloat16RoundsToNearestEven) {
+  // The rule Cast follows too (providers/cpu/tensor/cast_test.cc): ties to even.
+  auto from_bits = [](uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
   EXPECT_EQ(FloatToBFloat16(1.0f), 0x3f80);
-  float f;
-  uint32_t bits = 0x3f808000;  // exactly halfway between 0x3f80 and 0x3f81: rounds to even
-  std::memcpy(&f, &bits, 4);
-  EXPECT_EQ(FloatToBFloat16(f), 0x3f80);
-  bits = 0x3f818000;  // halfway, odd below: rounds up
-  std::memcpy(&f, &bits, 4);
-  EXPECT_EQ(FloatToBFloat16(f), 0x3f82);
+  EXPECT_EQ(FloatToBFloat16(from_bits(0x3f80c000)), 0x3f81);  // above halfway: up
+  EXPECT_EQ(FloatToBFloat16(from_bits(0x3f807fff)), 0x3f80);  // below halfway: down
+  EXPECT_EQ(FloatToBFloat16(from_bits(0x3f808000)), 0x3f80);  // halfway, even below: stays
+  EXPECT_EQ(FloatToBFloat16(from_bits(0x3f818000)), 0x3f82);  // halfway, odd below: up to even
+  EXPECT_EQ(FloatToBFloat16(from_bits(0x7f7fffff)), 0x7f80);  // FLT_MAX: +inf
+  EXPECT_TRUE(std::isnan(BFloat16ToFloat(FloatToBFloat16(NAN))));
   EXPECT_FLOAT_EQ(BFloat16ToFloat(0x4049), 3.140625f);
 }
 

@@ -21,7 +21,10 @@ using ::testing::HasSubstr;
 class ExternalDataTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/tensor_proto_test";
+    // One directory per test: ctest runs the tests of this fixture in
+    // parallel processes, which must not rewrite each other's file.
+    dir_ =
+        ::testing::TempDir() + "/tensor_proto_test_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::create_directories(dir_);
     const float values[4] = {1.5f, -2.0f, 3.25f, 4.0f};
     std::string bytes(8, '\x7f');

@@ -1,13 +1,16 @@
 // conformance_runner: runs the ONNX backend node tests through the engine.
 //
 //   conformance_runner CASES_DIR [--expected-failures FILE]
-//       [--update-expected-failures FILE] [--filter TEXT] [--jobs N]
+//       [--update-expected-failures FILE] [--min-case-counts FILE]
+//       [--update-min-case-counts FILE] [--filter TEXT] [--jobs N]
 //       [--timeout SECONDS] [--memory-limit-mb N] [--show-case-output]
 //
 // Prints "PASS <case>" / "FAIL <case>: <reason>" per case, a per-op summary and
 // "conformance: P/T passed (X%), excluded E training and random-output cases". See README.md.
 // Exit status: 0 when the run matches the expected-failures list (or, without a
-// list, when every counted case passes); 1 otherwise; 2 for usage errors.
+// list, when every counted case passes) and, with --min-case-counts and no
+// --filter, every op has at least its committed number of cases; 1 otherwise;
+// 2 for usage errors.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +24,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "tests/conformance/case_counts.h"
 #include "tests/conformance/case_runner.h"
 #include "tests/conformance/expected_failures.h"
 #include "tests/conformance/isolation.h"
@@ -32,12 +36,15 @@ struct Args {
   std::string cases_dir;
   std::string expected_failures;
   std::string update_expected_failures;
+  std::string min_case_counts;
+  std::string update_min_case_counts;
   std::string filter;
   IsolationOptions isolation;
 };
 
 constexpr char kUsage[] =
     "usage: conformance_runner CASES_DIR [--expected-failures FILE] [--update-expected-failures FILE]\n"
+    "       [--min-case-counts FILE] [--update-min-case-counts FILE]\n"
     "       [--filter TEXT] [--jobs N] [--timeout SECONDS] [--memory-limit-mb N] [--show-case-output]\n";
 
 bool ParseArgs(int argc, char** argv, Args& args) {
@@ -53,6 +60,10 @@ bool ParseArgs(int argc, char** argv, Args& args) {
       if (!value(args.expected_failures)) return false;
     } else if (arg == "--update-expected-failures") {
       if (!value(args.update_expected_failures)) return false;
+    } else if (arg == "--min-case-counts") {
+      if (!value(args.min_case_counts)) return false;
+    } else if (arg == "--update-min-case-counts") {
+      if (!value(args.update_min_case_counts)) return false;
     } else if (arg == "--filter") {
       if (!value(args.filter)) return false;
     } else if (arg == "--jobs") {
@@ -84,6 +95,20 @@ void PrintGroup(const char* title, const std::vector<std::string>& names, const 
   }
 }
 
+// Reads `path` with `read` into `into` unless `path` is empty; false (the
+// reason printed) when it cannot be read.
+template <typename T>
+bool ReadIfGiven(const std::string& path, absl::StatusOr<T> (*read)(const std::string&), T& into) {
+  if (path.empty()) return true;
+  absl::StatusOr<T> value = read(path);
+  if (!value.ok()) {
+    std::cerr << "conformance_runner: " << value.status().message() << "\n";
+    return false;
+  }
+  into = *std::move(value);
+  return true;
+}
+
 int Main(int argc, char** argv) {
   Args args;
   args.isolation.memory_limit_mb = 8192;
@@ -91,14 +116,15 @@ int Main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
+  if (!args.filter.empty() && !args.update_min_case_counts.empty()) {
+    std::cerr << "conformance_runner: --update-min-case-counts needs a full run, not --filter\n";
+    return 2;
+  }
   FailureList expected;
-  if (!args.expected_failures.empty()) {
-    auto list = ReadFailureList(args.expected_failures);
-    if (!list.ok()) {
-      std::cerr << "conformance_runner: " << list.status().message() << "\n";
-      return 2;
-    }
-    expected = *std::move(list);
+  CaseCounts minimum;
+  if (!ReadIfGiven(args.expected_failures, ReadFailureList, expected) ||
+      !ReadIfGiven(args.min_case_counts, ReadCaseCounts, minimum)) {
+    return 2;
   }
   auto all_cases = ListCases(args.cases_dir);
   if (!all_cases.ok() || all_cases->empty()) {
@@ -132,19 +158,19 @@ int Main(int argc, char** argv) {
   std::map<std::string, std::pair<int, int>> per_op;  // op -> (passed, total)
   CaseOptions case_options;
   RunIsolated(
-      cases.size(), [&](size_t i) { return RunCase(args.cases_dir + "/" + cases[i], case_options); },
-      args.isolation, [&](size_t i, const absl::Status& result) {
-        passed[cases[i]] = result.ok();
-        auto& [op_passed, op_total] = per_op[op_types[i]];
-        ++op_total;
-        if (result.ok()) {
-          ++op_passed;
-          std::cout << "PASS " << cases[i] << "\n";
-        } else {
-          failures[cases[i]] = FirstLine(result.message());
-          std::cout << "FAIL " << cases[i] << ": " << failures[cases[i]] << "\n";
-        }
-        std::cout.flush();
+      cases.size(), [&](size_t i) { return RunCase(args.cases_dir + "/" + cases[i], case_options); }, args.isolation,
+      [&](size_t i, const absl::Status& result) {
+    passed[cases[i]] = result.ok();
+    auto& [op_passed, op_total] = per_op[op_types[i]];
+    ++op_total;
+    if (result.ok()) {
+      ++op_passed;
+      std::cout << "PASS " << cases[i] << "\n";
+    } else {
+      failures[cases[i]] = FirstLine(result.message());
+      std::cout << "FAIL " << cases[i] << ": " << failures[cases[i]] << "\n";
+    }
+    std::cout.flush();
       });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -158,11 +184,31 @@ int Main(int argc, char** argv) {
   const int total = static_cast<int>(cases.size());
   const int pass_count = total - static_cast<int>(failures.size());
   char summary[200];
-  std::snprintf(summary, sizeof(summary), "conformance: %d/%d passed (%.1f%%), excluded %d training and random-output cases\n",
-                pass_count, total, total == 0 ? 0.0 : 100.0 * pass_count / total, excluded);
+  std::snprintf(summary, sizeof(summary),
+                "conformance: %d/%d passed (%.1f%%), excluded %d training and random-output cases\n", pass_count, total,
+                total == 0 ? 0.0 : 100.0 * pass_count / total, excluded);
   std::cout << "\n" << summary;
-  std::cout << "ran " << total << " cases in " << static_cast<int>(seconds + 0.5) << " s with "
-            << args.isolation.jobs << " job(s)\n";
+  std::cout << "ran " << total << " cases in " << static_cast<int>(seconds + 0.5) << " s with " << args.isolation.jobs
+            << " job(s)\n";
+
+  CaseCounts counted;
+  for (const auto& [op, counts] : per_op) counted[op] = counts.second;
+  if (!args.update_min_case_counts.empty()) {
+    absl::Status written = WriteCaseCounts(args.update_min_case_counts, counted);
+    if (!written.ok()) {
+      std::cerr << "conformance_runner: " << written.message() << "\n";
+      return 2;
+    }
+    std::cout << "wrote the case counts of " << counted.size() << " ops to " << args.update_min_case_counts << "\n";
+  }
+  // A filtered run counts only some cases, so the minimum holds only for a full one.
+  const std::vector<std::string> below =
+      args.filter.empty() ? CasesBelowMinimum(counted, minimum) : std::vector<std::string>{};
+  if (!below.empty()) {
+    std::cout << "MISSING CASES: ops with fewer cases than " << args.min_case_counts << " requires (" << below.size()
+              << "):\n";
+    for (const std::string& line : below) std::cout << "  " << line << "\n";
+  }
 
   if (!args.update_expected_failures.empty()) {
     // The list's reasons drop the "model '<case>': " that engine errors repeat.
@@ -178,7 +224,7 @@ int Main(int argc, char** argv) {
     std::cout << "wrote " << failures.size() << " expected failures to " << args.update_expected_failures << "\n";
     return 0;
   }
-  if (args.expected_failures.empty()) return failures.empty() ? 0 : 1;
+  if (args.expected_failures.empty()) return failures.empty() && below.empty() ? 0 : 1;
 
   const ListDiff diff = DiffWithList(passed, expected);
   if (args.filter.empty()) {
@@ -193,7 +239,8 @@ int Main(int argc, char** argv) {
   if (diff.unexpected_failures.empty() && diff.stale_entries.empty()) {
     std::cout << "conformance: results match " << args.expected_failures << " (" << failures.size()
               << " expected failures)\n";
-    return 0;
+    if (!below.empty()) std::cout << "conformance: cases are missing (above)\n";
+    return below.empty() ? 0 : 1;
   }
   if (!diff.unexpected_failures.empty()) {
     PrintGroup("UNEXPECTED FAILURES: failing cases not in the expected-failures list", diff.unexpected_failures,

@@ -7,11 +7,13 @@ Starts BIN against REPO (the demo repository: `mlp` has buckets 1, 2, 4, 8,
 max_queue_delay_us 200, instance_count 1) with stubs generated as
 python_client_test.py does, then:
   1. sends every input alone, one at a time (the unbatched results), checking
-     each against a numpy forward pass, and that no engine run merged requests;
+     each against a numpy forward pass, and that /metrics counted exactly one
+     engine run per request, each of one request and its own rows;
   2. sends the same inputs from 64 concurrent clients (batch sizes 1..8) and
      checks that every response equals that input's unbatched result;
-  3. reads onyx_batch_requests from /metrics: runs that merged more than one
-     request must have happened;
+  3. reads onyx_batch_requests and onyx_batch_rows from /metrics for that
+     phase: the runs served every request and every row exactly once, none
+     had more than 8 rows, and some merged more than one request;
   4. a request whose `timeout` parameter is 0 µs gets DEADLINE_EXCEEDED.
 Prints "PASS name" / "FAIL name: reason" per case and "N passed, M failed";
 exits non-zero on any failure. onyxd is always stopped.
@@ -46,27 +48,45 @@ def mlp_request(pb, x):
     return req
 
 
-def batch_histogram(metrics_address):
-    """{le: cumulative count} and total count of onyx_batch_requests{model="mlp"}."""
+def histogram(metrics_address, name):
+    """{le: cumulative count}, count and sum of histogram `name`{model="mlp"}."""
     with urllib.request.urlopen("http://%s/metrics" % metrics_address, timeout=10) as r:
         text = r.read().decode()
-    buckets, count = {}, None
+    h = {"buckets": {}, "count": 0.0, "sum": 0.0}
     for line in text.splitlines():
-        m = re.match(r'onyx_batch_requests_bucket\{(.*)\} (\S+)$', line)
-        if m and 'model="mlp"' in m.group(1):
-            le = re.search(r'le="([^"]+)"', m.group(1)).group(1)
-            buckets[le] = float(m.group(2))
-        m = re.match(r'onyx_batch_requests_count\{(.*)\} (\S+)$', line)
-        if m and 'model="mlp"' in m.group(1):
-            count = float(m.group(2))
-    return buckets, count
+        m = re.match(r'%s_(bucket|count|sum)\{(.*)\} (\S+)$' % name, line)
+        if not m or 'model="mlp"' not in m.group(2):
+            continue
+        if m.group(1) == "bucket":
+            h["buckets"][re.search(r'le="([^"]+)"', m.group(2)).group(1)] = float(m.group(3))
+        else:
+            h[m.group(1)] = float(m.group(3))
+    return h
 
 
-def merged_runs(metrics_address):
-    buckets, count = batch_histogram(metrics_address)
-    if count is None:
-        return 0, 0
-    return int(count - buckets.get("1", 0.0)), int(count)
+class BatchCounts:
+    """What the batcher did between construction and delta(): engine runs,
+    requests and rows summed over those runs, runs that merged more than one
+    request, and runs of more than 8 rows (the largest bucket)."""
+
+    def __init__(self, metrics_address):
+        self.address = metrics_address
+        self.before = self.read()
+
+    def read(self):
+        return (histogram(self.address, "onyx_batch_requests"), histogram(self.address, "onyx_batch_rows"))
+
+    def delta(self):
+        (r0, w0), (r1, w1) = self.before, self.read()
+        runs = int(r1["count"] - r0["count"])
+        return {
+            "runs": runs,
+            "requests": int(round(r1["sum"] - r0["sum"])),
+            "rows": int(round(w1["sum"] - w0["sum"])),
+            "merged": runs - int(r1["buckets"].get("1", 0.0) - r0["buckets"].get("1", 0.0)),
+            "over_8_rows": int((w1["count"] - w1["buckets"].get("8", 0.0))
+                               - (w0["count"] - w0["buckets"].get("8", 0.0))),
+        }
 
 
 def build_cases(client, repo):
@@ -86,17 +106,22 @@ def build_cases(client, repo):
         resp = stub.ModelInfer(mlp_request(pb, x), timeout=base.RPC_TIMEOUT_S)
         return base.output_array(resp, "probabilities")
 
+    total_rows = sum(len(x) for x in inputs)
+    concurrent = {}
+
     def unbatched_baseline():
+        counts = BatchCounts(metrics_address)
         for i, x in enumerate(inputs):
             alone[i] = infer(x)
             base.expect_close(alone[i], base.mlp_forward(params, x))
-        merged, runs = merged_runs(metrics_address)
-        base.check(runs >= len(inputs), "only %d engine runs counted for %d requests"
-                   % (runs, len(inputs)))
-        base.check(merged == 0, "%d runs merged requests sent one at a time" % merged)
+        d = counts.delta()
+        want = {"runs": len(inputs), "requests": len(inputs), "rows": total_rows, "merged": 0,
+                "over_8_rows": 0}
+        base.check(d == want, "requests sent one at a time: batcher counts %r, want %r" % (d, want))
 
     def concurrent_mixed_batches():
         base.check(all(a is not None for a in alone), "no unbatched baseline")
+        concurrent["counts"] = BatchCounts(metrics_address)
         errors = []
         lock = threading.Lock()
         start = threading.Barrier(CLIENTS)
@@ -124,13 +149,16 @@ def build_cases(client, repo):
                    % (len(errors), len(inputs), errors[0] if errors else ""))
 
     def batches_formed():
-        buckets, count = batch_histogram(metrics_address)
-        merged, runs = merged_runs(metrics_address)
-        print("  onyx_batch_requests{model=\"mlp\"}: %d runs, %d merged >1 request; "
-              "cumulative buckets %s" % (runs, merged, buckets))
-        base.check(merged > 0, "no engine run merged more than one request")
-        base.check(runs < 2 * len(inputs), "%d runs for %d requests: nothing was saved"
-                   % (runs, 2 * len(inputs)))
+        base.check("counts" in concurrent, "the concurrent case did not run")
+        d = concurrent["counts"].delta()
+        print("  concurrent phase: %r" % d)
+        # Each checks one property: every request in exactly one run, every row
+        # once, no run past the largest bucket, and some run merging requests.
+        base.check(d["requests"] == len(inputs), "runs served %d requests, %d were sent"
+                   % (d["requests"], len(inputs)))
+        base.check(d["rows"] == total_rows, "runs computed %d rows, %d were sent" % (d["rows"], total_rows))
+        base.check(d["over_8_rows"] == 0, "%d runs had more than 8 rows" % d["over_8_rows"])
+        base.check(d["merged"] > 0, "no engine run merged more than one request (%d runs)" % d["runs"])
 
     def timeout_parameter():
         req = mlp_request(pb, inputs[0])

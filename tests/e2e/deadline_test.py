@@ -23,7 +23,10 @@ After each, the blocker completes, a follow-up request is served, and
 ModelStatistics shows that the probes never ran (execution_count grew by the
 blocker and the follow-up only; fail count grew by the probes) and /metrics
 counts them under onyx_requests_total{code="DEADLINE_EXCEEDED"|"CANCELLED"}.
-The blocker's length is sized from a measured run; nothing asserts a duration.
+The blocker's length is sized from a measured run (4 s, over ten times the
+probes' 0.3 s deadline and 0.2 s timeout, so a host that runs it faster than
+measured still outlasts them); nothing asserts a duration, and every wait for
+a state /metrics must reach polls with a 30 s bound.
 Prints "PASS name" / "FAIL name: reason" per case and "N passed, M failed";
 exits non-zero on any failure.
 """
@@ -43,7 +46,7 @@ import python_client_test as base  # noqa: E402  stubs, server start/stop, cases
 check = base.check
 MODEL = "slow"
 N = 256                    # matrix side: one iteration is a 256x256x256 MatMul
-BLOCKER_SECONDS = 2.0      # wanted length of the blocker's run (sized, not asserted)
+BLOCKER_SECONDS = 4.0      # wanted length of the blocker's run (sized, not asserted)
 MAX_BLOCKER_ITERS = 200000
 PROBE_DEADLINE_S = 0.3     # gRPC deadline of the deadline probes
 PROBE_TIMEOUT_US = 200000  # `timeout` parameter of the timeout probes
@@ -205,7 +208,8 @@ def build_cases(client, context):
         blocker = start_blocker()
         probes = [client.stub.ModelInfer.future(request(1, timeout_us=PROBE_TIMEOUT_US), timeout=120)
                   for _ in range(PROBES)]
-        await_gauges(1 + PROBES, PROBES, "timeout probes queued")
+        # No wait for /metrics to show them queued: their timeout may pass
+        # first. The server's "queued" answer and the statistics below show it.
         for i, probe in enumerate(probes):
             try:
                 probe.result()

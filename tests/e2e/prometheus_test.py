@@ -9,7 +9,8 @@ loopback port with a 1 s scrape interval and its storage in a temporary
 directory, scraping onyxd's /metrics. Sends mlp requests until Prometheus has
 scraped them, then asks its HTTP API for the P99 request latency per model and
 for the arena's bytes in use, and checks that both answer with numbers.
-Skips (exit 0, "SKIP" line) only when no prometheus binary is installed.
+A missing prometheus binary fails the test (scripts/install-deps.sh installs
+it), like any other failure.
 Prints "PASS name" / "FAIL name: reason" per case and "N passed, M failed";
 exits non-zero on any failure. Both servers are always stopped.
 """
@@ -146,9 +147,10 @@ def main():
     args = base.parse_args(__doc__)
     binary = shutil.which("prometheus")
     if binary is None:
-        print("SKIP prometheus_test: no `prometheus` binary on PATH "
+        print("FAIL prometheus_binary: no `prometheus` binary on PATH "
               "(Debian package prometheus; scripts/install-deps.sh installs it)")
-        return 0
+        print("0 passed, 1 failed")
+        return 1
 
     tmp = tempfile.mkdtemp(prefix="onyx_prometheus_")
     onyxd = prom = None

@@ -386,11 +386,11 @@ def launch_onyxd(onyxd, repo, mods, tmp, extra_args=(), log_level="warn"):
     return proc, address, metrics_address, reason
 
 
-def run_suite(doc, prefix, prepare, build_cases, extra_args=()):
+def run_suite(doc, prefix, prepare, build_cases, extra_args=(), log_level="warn"):
     """The whole life of a suite against one onyxd: parses the common flags,
     makes a temp dir (removed at the end), generates stubs, calls
     prepare(args, tmp) -> (repo, context), starts onyxd on repo with
-    extra_args, runs build_cases(client, context) (client.metrics_address is
+    extra_args and log_level (its stderr is tmp/onyxd.stderr), runs build_cases(client, context) (client.metrics_address is
     onyxd's /metrics listener) and stops onyxd (a non-zero exit status fails
     the suite). Prints the summary line; returns the exit
     status for sys.exit."""
@@ -406,7 +406,8 @@ def run_suite(doc, prefix, prepare, build_cases, extra_args=()):
             return 1
         repo, context = prepare(args, tmp)
         proc, address, metrics_address, failure = launch_onyxd(args.onyxd, repo, mods, tmp,
-                                                               extra_args=extra_args)
+                                                               extra_args=extra_args,
+                                                               log_level=log_level)
         if failure is not None:
             print("0 passed, 1 failed")
             return 1

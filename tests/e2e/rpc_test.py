@@ -13,6 +13,7 @@ non-zero on any failure.
 """
 
 import os
+import re
 import shutil
 import sys
 import threading
@@ -354,20 +355,47 @@ def build_cases(client, repo):
         print("  note: %d requests succeeded across 3 reloads" % results["ok"])
 
     def unload_drains_accepted_requests():
-        futures = [client.stub.ModelInfer.future(mlp_request(x3), timeout=30) for _ in range(16)]
-        time.sleep(0.01)
+        # onyxd logs every call (--request-log-sample-rate 1) before replying:
+        # version "" when no version took it (refused by the repository), else
+        # the version that did. A call a version took must complete, unless
+        # that version's scheduler refused it at the door ("is shutting down").
+        # Unloading starts once the first reply is in, so calls are in flight.
+        n = 64
+        futures = [client.stub.ModelInfer.future(mlp_request(x3, rid="drain-%d" % i), timeout=30)
+                   for i in range(n)]
+        while not any(f.done() for f in futures):
+            time.sleep(0.001)
         unload("mlp")
-        ok = 0
-        for f in futures:
+        outcomes = {}
+        for i, f in enumerate(futures):
             try:
                 f.result()
-                ok += 1
+                outcomes[i] = ("OK", "")
             except grpc.RpcError as e:
-                # Refused at the door is fine; an accepted request must not be lost.
-                check(e.code() == SC.UNAVAILABLE, "in-flight request ended with %s: %s"
-                      % (e.code(), e.details()))
-        print("  note: %d of %d in-flight requests completed, the rest refused"
-              % (ok, len(futures)))
+                outcomes[i] = (e.code().name, e.details() or "")
+        logged = {}
+        with open(log_path[0], errors="replace") as log:
+            for m in re.finditer(r'model="mlp" version="([^"]*)" id="drain-(\d+)" status=(\w+)', log.read()):
+                logged.setdefault(int(m.group(2)), []).append((m.group(1), m.group(3)))
+        served = door = 0
+        for i in range(n):
+            code, details = outcomes[i]
+            lines = logged.get(i, [])
+            check(len(lines) == 1, "drain-%d (%s %s): %d request log lines, want 1"
+                  % (i, code, details, len(lines)))
+            version, logged_code = lines[0]
+            check(logged_code == code, "drain-%d: the client got %s, the log says %s" % (i, code, logged_code))
+            if code == "OK":
+                check(version != "", "drain-%d: served, yet logged without a version" % i)
+                served += 1
+            elif version == "" or "is shutting down" in details:
+                check(code == "UNAVAILABLE", "drain-%d: refused with %s: %s" % (i, code, details))
+                door += 1
+            else:
+                raise CaseFailure("drain-%d: version %s took it, then it ended with %s: %s"
+                                  % (i, version, code, details))
+        check(served > 0, "no request completed")
+        print("  note: %d of %d requests completed, %d refused at the door" % (served, n, door))
         load("mlp")
         client.infer(mlp_request(x1))
 
@@ -388,18 +416,20 @@ def build_cases(client, repo):
 
 
 repo_copy = None
+log_path = [None]  # onyxd's stderr, where its request log goes
 
 
 def prepare(args, tmp):
     global repo_copy
     repo_copy = os.path.join(tmp, "repo")
     shutil.copytree(args.repo, repo_copy)
+    log_path[0] = os.path.join(tmp, "onyxd.stderr")
     return repo_copy, repo_copy
 
 
 def main():
-    return base.run_suite(__doc__, "onyx_rpc_", prepare, build_cases)
-
+    return base.run_suite(__doc__, "onyx_rpc_", prepare, build_cases,
+                          extra_args=("--request-log-sample-rate", "1"), log_level="info")
 
 
 if __name__ == "__main__":

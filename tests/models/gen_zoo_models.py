@@ -5,21 +5,98 @@ usage: gen_zoo_models.py OUT_DIR [--large]
 
 Each model gets OUT_DIR/<name>/model.onnx and test_data_set_0/{input_N,output_N}.pb,
 where the outputs are computed by torch itself (an independent reference).
-Random weights, fixed seed. Small shapes by default (tests): torchvision's
+Random weights, fixed seed, made non-trivial before export (make_nontrivial):
+every normalization layer gets random affine parameters, and batch norms
+running statistics measured on random data and then perturbed; parameters
+that torch initializes to one constant (ViT's zeroed head and class token,
+ConvNeXt's 1e-6 layer scale, zeroed biases) are drawn at random, layer scales
+in [0.5, 1]. A model whose reference output is near-constant (standard
+deviation under MIN_OUTPUT_STD) is refused. Small shapes by default (tests): torchvision's
 classification architectures (ResNet, MobileNet v2/v3, SqueezeNet, DenseNet,
 ShuffleNet, EfficientNet, ConvNeXt, ViT, Swin), LSTM/GRU and transformer
 encoders, and a small segmentation net, exported at opsets 9 to 17 so that
 both the older and the newer forms of operators are covered. --large exports
 the benchmark sizes (ResNet-50 at 224x224, a 12-layer BERT-base-like encoder).
-Rewrites nothing when OUT_DIR/<name>/model.onnx already exists.
+Rewrites nothing when OUT_DIR/<name>/model.onnx already exists and
+OUT_DIR's stamp names this script and the installed torch; otherwise those
+models are exported again.
 """
+import hashlib
 import os
+import shutil
 import sys
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torchvision
+
+
+# A reference output with a smaller standard deviation is too close to a
+# constant for rtol 1e-3 / atol 1e-4 to tell a right engine from a wrong one.
+MIN_OUTPUT_STD = 0.02
+
+
+def stamp_text(large):
+    with open(__file__, "rb") as f:
+        script_hash = hashlib.sha256(f.read()).hexdigest()[:16]
+    return (f"torch {torch.__version__} torchvision {torchvision.__version__} generator {script_hash}"
+            f"{' large' if large else ''}\n")
+
+
+def make_nontrivial(model, example, seed):
+    """Replaces the parameters torch initializes to trivial values, so that
+    folding, fusion and every residual branch change the output measurably:
+    random affine parameters for every normalization layer; every other
+    parameter that holds one constant (zeroed heads, biases and class tokens,
+    1e-6 layer scales) drawn at random; and batch-norm running statistics set,
+    in one pass over a random batch in the example's shape, from the mean and
+    variance each batch norm sees, then perturbed (mean moved by up to a few
+    tenths of a standard deviation, variance scaled by 0.6 to 1.4). Each batch
+    norm is set in evaluation order from what the ones before it already
+    produce, so the perturbations do not compound through a deep network."""
+    g = torch.Generator().manual_seed(seed)
+
+    def uniform(t, lo, hi):
+        t.copy_(lo + (hi - lo) * torch.rand(t.shape, generator=g))
+
+    def normal(t, std):
+        t.copy_(std * torch.randn(t.shape, generator=g))
+
+    def set_statistics(module, inputs):
+        x = inputs[0]
+        dims = [d for d in range(x.dim()) if d != 1]
+        mean, var = x.mean(dims), x.var(dims)
+        module.running_mean.copy_(mean + 0.2 * var.sqrt() * torch.randn(mean.shape, generator=g))
+        module.running_var.copy_(var * (0.6 + 0.8 * torch.rand(var.shape, generator=g)) + 1e-3)
+
+    norm_types = (nn.modules.batchnorm._BatchNorm, nn.LayerNorm, nn.GroupNorm)
+    norms = [m for m in model.modules() if isinstance(m, norm_types)]
+    batch_norms = [m for m in norms if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    model.eval()
+    with torch.no_grad():
+        normed = set()
+        for m in norms:
+            if m.weight is not None:
+                uniform(m.weight, 0.5, 1.5)
+                normed.add(id(m.weight))
+            if m.bias is not None:
+                normal(m.bias, 0.3)
+                normed.add(id(m.bias))
+        for name, p in model.named_parameters():
+            if id(p) in normed or p.numel() < 2 or p.std() > 0:
+                continue
+            if "layer_scale" in name:
+                uniform(p, 0.5, 1.0)
+            elif p.dim() == 1:
+                normal(p, 0.2)
+            else:
+                normal(p, (p.numel() // p.shape[0]) ** -0.5)
+        if batch_norms:
+            hooks = [m.register_forward_pre_hook(set_statistics) for m in batch_norms]
+            model(torch.randn((max(8, example.shape[0]),) + tuple(example.shape[1:]), generator=g))
+            for h in hooks:
+                h.remove()
 
 
 def save_tensor(path, array, name):
@@ -167,19 +244,34 @@ def main():
         sys.exit(2)
     out = sys.argv[1]
     large = "--large" in sys.argv[2:]
-    for name, model, example, input_name, *opset in models(large):
+    stamp_path = os.path.join(out, ".stamp-large" if large else ".stamp")
+    stamp = stamp_text(large)
+    current = False
+    if os.path.exists(stamp_path):
+        with open(stamp_path) as f:
+            current = f.read() == stamp
+    for index, (name, model, example, input_name, *opset) in enumerate(models(large)):
         path = os.path.join(out, name)
-        if os.path.exists(os.path.join(path, "model.onnx")):
+        if current and os.path.exists(os.path.join(path, "model.onnx")):
             continue
-        os.makedirs(os.path.join(path, "test_data_set_0"), exist_ok=True)
-        model.eval()
+        shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(os.path.join(path, "test_data_set_0"))
+        make_nontrivial(model, example, seed=100 + index)
         with torch.no_grad():
             expected = model(example)
+        if expected.float().std().item() < MIN_OUTPUT_STD:
+            shutil.rmtree(path)
+            sys.exit(f"gen_zoo_models: {name}: reference output std {expected.float().std().item():.3g} "
+                     f"< {MIN_OUTPUT_STD}: too close to a constant to check anything")
         torch.onnx.export(model, (example,), os.path.join(path, "model.onnx"), opset_version=(opset or [14])[0],
                           input_names=[input_name], output_names=["output"],
                           dynamic_axes={input_name: {0: "batch"}, "output": {0: "batch"}})
         save_tensor(os.path.join(path, "test_data_set_0", "input_0.pb"), example.numpy(), input_name)
         save_tensor(os.path.join(path, "test_data_set_0", "output_0.pb"), expected.numpy(), "output")
+        print(f"gen_zoo_models: {name}: reference output std {expected.float().std().item():.3g}, "
+              f"max |value| {expected.abs().max().item():.3g}")
+    with open(stamp_path, "w") as f:
+        f.write(stamp)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,14 @@ onnx::AttributeProto IntsAttr(const std::string& name, const std::vector<int64_t
   return a;
 }
 
+onnx::AttributeProto FloatsAttr(const std::string& name, const std::vector<float>& values) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::FLOATS);
+  for (float v : values) a.add_floats(v);
+  return a;
+}
+
 onnx::AttributeProto StringAttr(const std::string& name, const std::string& value) {
   onnx::AttributeProto a;
   a.set_name(name);

@@ -36,6 +36,7 @@ class ModelBuilder {
 onnx::AttributeProto IntAttr(const std::string& name, int64_t value);
 onnx::AttributeProto FloatAttr(const std::string& name, float value);
 onnx::AttributeProto IntsAttr(const std::string& name, const std::vector<int64_t>& values);
+onnx::AttributeProto FloatsAttr(const std::string& name, const std::vector<float>& values);
 onnx::AttributeProto StringAttr(const std::string& name, const std::string& value);
 
 // A float tensor with the given dims and values.

@@ -6,3 +6,12 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   fused/gelu.cc
   fused/layer_norm.cc
 )
+
+# Unit tests of the fused kernels against the unfused compositions (GTest; run
+# by ctest as fused_kernel_tests).
+if(ONYX_BUILD_TESTS)
+  add_executable(fused_kernel_tests fused/fused_kernels_test.cc)
+  target_link_libraries(fused_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
+                        GTest::gtest_main)
+  gtest_discover_tests(fused_kernel_tests DISCOVERY_TIMEOUT 60)
+endif()

@@ -23,21 +23,26 @@ using testing::TypedTensor;
 using testing::Values;
 
 TEST(NnOpsTest, BatchNormPerActivationParametersInOpset7) {
-  // spatial=0: scale/B/mean/var hold one value per (channel, position).
-  // mean 0 and var 1 - eps, so y = x * scale + B exactly.
+  // spatial=0: scale/B/mean/var hold one value per (channel, position), and
+  // epsilon 0, so y = (x - mean) / sqrt(var) * scale + B exactly:
+  //   (5 - 1) / 2 * 1 + 10 = 12      (-2 + 1) / 0.5 * 2 + 20 = 16
+  //   (2.5 - 0.5) / 1 * 3 + 30 = 36  (-6 - 2) / 4 * 4 + 40 = 32
+  // Swapping scale and B gives 21, -38, 8, -158; ignoring mean 14, -4, 37.5, 16.
   ModelBuilder m(7);
   m.Input("x", DataType::kFloat, {1, 2, 2}).Output("y", DataType::kFloat, {1, 2, 2});
-  const float eps = 1e-5f;
   m.Initializer("s", FloatTensor({2, 2}, {1, 2, 3, 4}));
   m.Initializer("b", FloatTensor({2, 2}, {10, 20, 30, 40}));
-  m.Initializer("mean", FloatTensor({2, 2}, {0, 0, 0, 0}));
-  m.Initializer("var", FloatTensor({2, 2}, {1 - eps, 1 - eps, 1 - eps, 1 - eps}));
-  *m.Node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y"}).add_attribute() = IntAttr("spatial", 0);
-  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2, 2}, {1, 1, 1, 1}))}}, {"y"});
+  m.Initializer("mean", FloatTensor({2, 2}, {1, -1, 0.5f, 2}));
+  m.Initializer("var", FloatTensor({2, 2}, {4, 0.25f, 1, 16}));
+  auto& n = m.Node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y"});
+  *n.add_attribute() = IntAttr("spatial", 0);
+  *n.add_attribute() = testing::FloatAttr("epsilon", 0.f);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2, 2}, {5, -2, 2.5f, -6}))}}, {"y"});
   ASSERT_TRUE(out.ok()) << out.status();
   const std::vector<float> y = Values<float>((*out)[0]);
-  const std::vector<float> expected = {11, 22, 33, 44};
-  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-4) << i;
+  const std::vector<float> expected = {12, 16, 36, 32};
+  ASSERT_EQ(y.size(), expected.size());
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-5) << i;
 }
 
 TEST(NnOpsTest, DropoutInferenceIsIdentityWithTrueMask) {
@@ -72,8 +77,39 @@ TEST(NnOpsTest, ReverseRnnHonoursSequenceLengths) {
   EXPECT_EQ(Values<float>((*out)[1]), std::vector<float>({3, 3}));
 }
 
+// ONNX LSTM, one direction, no peepholes, default activations, in double:
+// gates in i, o, f, c order; x is [seq, batch, input], W [4H, input], R
+// [4H, H], B [8H] (Wb then Rb). Returns Y as [seq, batch, H].
+std::vector<double> LstmReference(const float* x, const float* w, const float* r, const float* b, int64_t seq,
+                                  int64_t batch, int64_t input, int64_t hidden) {
+  auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+  std::vector<double> h(batch * hidden, 0.0), c(batch * hidden, 0.0), y;
+  for (int64_t t = 0; t < seq; ++t) {
+    std::vector<double> next_h(h.size());
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t k = 0; k < hidden; ++k) {
+        double gate[4];  // i, o, f, c
+        for (int g = 0; g < 4; ++g) {
+          const int64_t row = g * hidden + k;
+          double sum = b[row] + b[4 * hidden + row];
+          for (int64_t i = 0; i < input; ++i) sum += x[(t * batch + bi) * input + i] * w[row * input + i];
+          for (int64_t j = 0; j < hidden; ++j) sum += h[bi * hidden + j] * r[row * hidden + j];
+          gate[g] = sum;
+        }
+        double& cell = c[bi * hidden + k];
+        cell = sigmoid(gate[2]) * cell + sigmoid(gate[0]) * std::tanh(gate[3]);
+        next_h[bi * hidden + k] = sigmoid(gate[1]) * std::tanh(cell);
+      }
+    }
+    h = next_h;
+    y.insert(y.end(), h.begin(), h.end());
+  }
+  return y;
+}
+
 TEST(NnOpsTest, LstmBatchMajorLayoutMatchesSequenceMajor) {
-  // The same LSTM in layout 0 and layout 1 (X and Y transposed) must agree.
+  // The same LSTM in layout 0 and layout 1 (X and Y transposed) must both
+  // match a direct evaluation of the ONNX equations.
   const int64_t seq = 3, batch = 2, input = 2, hidden = 3;
   Tensor x = RandomFloatTensor({seq, batch, input}, 1);
   Tensor x_bm = Tensor::Allocate(DataType::kFloat, {batch, seq, input});
@@ -84,12 +120,15 @@ TEST(NnOpsTest, LstmBatchMajorLayoutMatchesSequenceMajor) {
       }
     }
   }
+  const Tensor w = RandomFloatTensor({1, 4 * hidden, input}, 2);
+  const Tensor r = RandomFloatTensor({1, 4 * hidden, hidden}, 3);
+  const Tensor bias = RandomFloatTensor({1, 8 * hidden}, 4);
   auto run = [&](int64_t layout, const Tensor& feed) {
     ModelBuilder m(14);
     m.Input("x", DataType::kFloat, {-1, -1, input}).Output("y", DataType::kFloat, {-1, -1, -1, -1});
-    m.Initializer("w", RandomFloatTensor({1, 4 * hidden, input}, 2));
-    m.Initializer("r", RandomFloatTensor({1, 4 * hidden, hidden}, 3));
-    m.Initializer("b", RandomFloatTensor({1, 8 * hidden}, 4));
+    m.Initializer("w", w);
+    m.Initializer("r", r);
+    m.Initializer("b", bias);
     auto& n = m.Node("LSTM", {"x", "w", "r", "b"}, {"y"});
     *n.add_attribute() = IntAttr("hidden_size", hidden);
     *n.add_attribute() = IntAttr("layout", layout);
@@ -99,43 +138,63 @@ TEST(NnOpsTest, LstmBatchMajorLayoutMatchesSequenceMajor) {
   auto batch_major = run(1, x_bm);
   ASSERT_TRUE(seq_major.ok()) << seq_major.status();
   ASSERT_TRUE(batch_major.ok()) << batch_major.status();
+  const std::vector<double> want =
+      LstmReference(x.data<float>(), w.data<float>(), r.data<float>(), bias.data<float>(), seq, batch, input, hidden);
   const std::vector<float> a = Values<float>((*seq_major)[0]), b = Values<float>((*batch_major)[0]);
   ASSERT_EQ(a.size(), static_cast<size_t>(seq * batch * hidden));
+  ASSERT_EQ(b.size(), a.size());
   for (int64_t t = 0; t < seq; ++t) {
     for (int64_t bi = 0; bi < batch; ++bi) {
       for (int64_t h = 0; h < hidden; ++h) {
-        EXPECT_FLOAT_EQ(a[(t * batch + bi) * hidden + h], b[(bi * seq + t) * hidden + h]);
+        const double expected = want[(t * batch + bi) * hidden + h];
+        EXPECT_NEAR(a[(t * batch + bi) * hidden + h], expected, 1e-5) << "layout 0 t" << t << " b" << bi;
+        EXPECT_NEAR(b[(bi * seq + t) * hidden + h], expected, 1e-5) << "layout 1 t" << t << " b" << bi;
       }
     }
   }
 }
 
 TEST(NnOpsTest, GroupedConvTransposeWithOutputPadding) {
-  // Two groups of one 1x1 channel each (values 1 and 2), 2x2 kernels of ones and
-  // tens, stride 2, output_padding 1: out = 2 * 0 + 1 + 2 = 3 per side; each
-  // channel's kernel lands in the top-left 2x2, the padded row/column is 0.
+  // Two groups of one 1x1 channel each (values 1 and 2), 2x2 kernels {1, 2, 3,
+  // 4} and {10, 20, 30, 40}, stride 2, output_padding 1: out = 2 * 0 + 1 + 2 =
+  // 3 per side; each channel's kernel times its input lands unflipped in the
+  // top-left 2x2, the padded row and column are 0.
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {1, 2, 1, 1}).Output("y", DataType::kFloat, {1, 2, 3, 3});
-  m.Initializer("w", FloatTensor({2, 1, 2, 2}, {1, 1, 1, 1, 10, 10, 10, 10}));
+  m.Initializer("w", FloatTensor({2, 1, 2, 2}, {1, 2, 3, 4, 10, 20, 30, 40}));
   auto& n = m.Node("ConvTranspose", {"x", "w"}, {"y"});
   *n.add_attribute() = IntAttr("group", 2);
   *n.add_attribute() = IntsAttr("strides", {2, 2});
   *n.add_attribute() = IntsAttr("output_padding", {1, 1});
   auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2, 1, 1}, {1, 2}))}}, {"y"});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1, 1, 0, 1, 1, 0, 0, 0, 0, 20, 20, 0, 20, 20, 0, 0, 0, 0}));
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1, 2, 0, 3, 4, 0, 0, 0, 0, 20, 40, 0, 60, 80, 0, 0, 0, 0}));
+}
+
+TEST(NnOpsTest, ConvTransposeTapsOverlapInOrder) {
+  // 1-D in a 2-D op: x = {1, 2}, kernel {1, 10, 100}, stride 1: y[j] = sum over
+  // i of x[i] * w[j - i] = {1, 10 + 2, 100 + 20, 200}. A flipped kernel gives
+  // {100, 210, 21, 2}.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 1, 1, 2}).Output("y", DataType::kFloat, {1, 1, 1, 4});
+  m.Initializer("w", FloatTensor({1, 1, 1, 3}, {1, 10, 100}));
+  m.Node("ConvTranspose", {"x", "w"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 1, 1, 2}, {1, 2}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1, 12, 120, 200}));
 }
 
 TEST(NnOpsTest, ConvComputesInDouble) {
-  // 1x1 input channel of [1, 2, 3] convolved with kernel [1, 1] and bias 0.5.
+  // [1, 2, 3] correlated with kernel [1, 10] plus bias 0.5: {1 + 20, 2 + 30} +
+  // 0.5. A flipped kernel (true convolution) gives {12.5, 23.5}.
   ModelBuilder m(11);
   m.Input("x", DataType::kDouble, {1, 1, 3}).Output("y", DataType::kDouble, {1, 1, 2});
-  m.Initializer("w", TypedTensor<double>(DataType::kDouble, {1, 1, 2}, {1, 1}));
+  m.Initializer("w", TypedTensor<double>(DataType::kDouble, {1, 1, 2}, {1, 10}));
   m.Initializer("b", TypedTensor<double>(DataType::kDouble, {1}, {0.5}));
   m.Node("Conv", {"x", "w", "b"}, {"y"});
   auto out = RunModel(m, {{"x", Value(TypedTensor<double>(DataType::kDouble, {1, 1, 3}, {1, 2, 3}))}}, {"y"});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(Values<double>((*out)[0]), std::vector<double>({3.5, 5.5}));
+  EXPECT_EQ(Values<double>((*out)[0]), std::vector<double>({21.5, 32.5}));
 }
 
 TEST(NnOpsTest, ConvGroupMismatchIsInvalidArgument) {
@@ -149,19 +208,30 @@ TEST(NnOpsTest, ConvGroupMismatchIsInvalidArgument) {
 }
 
 TEST(NnOpsTest, LayerNormalizationReturnsStatistics) {
-  // Row {1, 3}: mean 2, variance 1, so y = {-1, 1} / sqrt(1 + eps).
+  // Rows {1, 2, 6} (mean 3, variance 14/3) and {-3, 0, 0} (mean -1, variance
+  // 2), normalized over the last axis, then y = n * scale + B with scale {2,
+  // -1, 0.5} and B {0.5, 1, -1}: every element and statistic differs.
   ModelBuilder m(17);
-  m.Input("x", DataType::kFloat, {1, 2}).Output("y", DataType::kFloat, {1, 2});
-  m.Output("mean", DataType::kFloat, {1, 1}).Output("inv", DataType::kFloat, {1, 1});
-  m.Initializer("s", FloatTensor({2}, {1, 1}));
-  m.Node("LayerNormalization", {"x", "s"}, {"y", "mean", "inv"});
-  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2}, {1, 3}))}}, {"y", "mean", "inv"});
+  m.Input("x", DataType::kFloat, {2, 3}).Output("y", DataType::kFloat, {2, 3});
+  m.Output("mean", DataType::kFloat, {2, 1}).Output("inv", DataType::kFloat, {2, 1});
+  const std::vector<double> x = {1, 2, 6, -3, 0, 0}, scale = {2, -1, 0.5}, bias = {0.5, 1, -1};
+  m.Initializer("s", FloatTensor({3}, {2, -1, 0.5f}));
+  m.Initializer("b", FloatTensor({3}, {0.5f, 1, -1}));
+  m.Node("LayerNormalization", {"x", "s", "b"}, {"y", "mean", "inv"});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({2, 3}, {1, 2, 6, -3, 0, 0}))}}, {"y", "mean", "inv"});
   ASSERT_TRUE(out.ok()) << out.status();
-  const float inv = 1.f / std::sqrt(1.f + 1e-5f);
-  EXPECT_NEAR(Values<float>((*out)[0])[0], -inv, 1e-6);
-  EXPECT_NEAR(Values<float>((*out)[0])[1], inv, 1e-6);
-  EXPECT_EQ(Values<float>((*out)[1]), std::vector<float>({2}));
-  EXPECT_NEAR(Values<float>((*out)[2])[0], inv, 1e-6);
+  const double means[2] = {3, -1};
+  const double inv[2] = {1 / std::sqrt(14.0 / 3 + 1e-5), 1 / std::sqrt(2 + 1e-5)};
+  const std::vector<float> y = Values<float>((*out)[0]);
+  ASSERT_EQ(y.size(), 6u);
+  for (int row = 0; row < 2; ++row) {
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(y[row * 3 + k], (x[row * 3 + k] - means[row]) * inv[row] * scale[k] + bias[k], 1e-5)
+          << row << "," << k;
+    }
+    EXPECT_NEAR(Values<float>((*out)[1])[row], means[row], 1e-6) << row;
+    EXPECT_NEAR(Values<float>((*out)[2])[row], inv[row], 1e-6) << row;
+  }
 }
 
 // Y alone (the fast path inference graphs take), over rows of 7 and 300

@@ -84,13 +84,6 @@ std::string FormatHalfLike(float v, uint16_t bits, uint16_t (*to_bits)(float)) {
   return NumpyStyle(buf, static_cast<double>(v));
 }
 
-uint16_t TruncateToBFloat16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((x >> 16) | 0x40);  // keep NaN a NaN
-  return static_cast<uint16_t>(x >> 16);
-}
-
 template <typename S>
 std::string ToString(const S& v) {
   if constexpr (std::is_same_v<S, std::string>) return v;
@@ -132,7 +125,7 @@ bool FromString(const std::string& s, D* out) {
   double d;
   if (!ParseDouble(s, &d)) return false;
   if constexpr (std::is_same_v<D, Half>) out->bits = FloatToHalf(static_cast<float>(d));
-  else if constexpr (std::is_same_v<D, BFloat16>) out->bits = TruncateToBFloat16(static_cast<float>(d));
+  else if constexpr (std::is_same_v<D, BFloat16>) out->bits = FloatToBFloat16(static_cast<float>(d));
   else if constexpr (std::is_same_v<D, bool>) *out = d != 0;
   else *out = static_cast<D>(d);
   return true;
@@ -149,7 +142,7 @@ inline auto Load(const S& v) {
 template <typename D, typename V>
 inline D Store(V v) {
   if constexpr (std::is_same_v<D, Half>) return Half{FloatToHalf(static_cast<float>(v))};
-  else if constexpr (std::is_same_v<D, BFloat16>) return BFloat16{TruncateToBFloat16(static_cast<float>(v))};
+  else if constexpr (std::is_same_v<D, BFloat16>) return BFloat16{FloatToBFloat16(static_cast<float>(v))};
   else if constexpr (std::is_same_v<D, bool>) return v != V(0);
   else return static_cast<D>(v);
 }

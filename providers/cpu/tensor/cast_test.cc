@@ -1,6 +1,8 @@
 #include "providers/cpu/tensor/cast.h"
 
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -72,13 +74,54 @@ TEST(CastTest, BadStringIsInvalidArgument) {
   EXPECT_NE(s.message().find("abc"), std::string::npos);
 }
 
-TEST(CastTest, FloatToBFloat16Truncates) {
-  // 1 + 2^-8 + 2^-9 is above the bfloat16 halfway point; truncation keeps 1.0.
-  Tensor src = Make<float>(DataType::kFloat, {1.0f + 0.00390625f + 0.001953125f, NAN});
+// Bit patterns worked by hand: bfloat16 keeps the top 16 bits of a float, and
+// the 16 bits dropped decide the rounding (ties to the even neighbour).
+struct BFloat16Case {
+  uint32_t float_bits;
+  uint16_t want;
+};
+const BFloat16Case kBFloat16Cases[] = {
+    {0x3f800000, 0x3f80},  // 1.0, exact
+    {0x3f80c000, 0x3f81},  // 1 + 2^-8 + 2^-9: above halfway, up (truncation keeps 0x3f80)
+    {0x3f807fff, 0x3f80},  // just below halfway: down
+    {0x3f808000, 0x3f80},  // exactly halfway, even below: stays
+    {0x3f818000, 0x3f82},  // exactly halfway, odd below: up to even
+    {0xbf80c000, 0xbf81},  // negative: the magnitude rounds the same way
+    {0x7f7fffff, 0x7f80},  // FLT_MAX rounds past the largest bfloat16: +inf
+    {0xff800000, 0xff80},  // -inf
+};
+
+float FromBits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+TEST(CastTest, FloatToBFloat16RoundsToNearestEven) {
+  std::vector<float> values;
+  for (const BFloat16Case& c : kBFloat16Cases) values.push_back(FromBits(c.float_bits));
+  values.push_back(NAN);
+  Tensor src = Make<float>(DataType::kFloat, values);
   Tensor dst = Tensor::Allocate(DataType::kBFloat16, src.dims());
   ASSERT_TRUE(CastElements(src, dst).ok());
-  EXPECT_EQ(dst.data<uint16_t>()[0], 0x3f80);
-  EXPECT_TRUE(std::isnan(BFloat16ToFloat(dst.data<uint16_t>()[1])));
+  for (size_t i = 0; i < std::size(kBFloat16Cases); ++i) {
+    EXPECT_EQ(dst.data<uint16_t>()[i], kBFloat16Cases[i].want) << std::hex << kBFloat16Cases[i].float_bits;
+    // The engine's one conversion agrees (data_type_test pins it on its own).
+    EXPECT_EQ(FloatToBFloat16(values[i]), kBFloat16Cases[i].want) << std::hex << kBFloat16Cases[i].float_bits;
+  }
+  EXPECT_TRUE(std::isnan(BFloat16ToFloat(dst.data<uint16_t>()[std::size(kBFloat16Cases)])));
+}
+
+TEST(CastTest, StringAndDoubleToBFloat16RoundLikeFloat) {
+  // 1.013671875 = 1 + 2^-7 + 2^-8 + 2^-9 lies between bfloat16 1.0078125
+  // (0x3f81) and 1.015625 (0x3f82), above halfway: 0x3f82 (truncation: 0x3f81).
+  Tensor s = Make<std::string>(DataType::kString, {"1.013671875", "-1.013671875"});
+  Tensor d = Make<double>(DataType::kDouble, {1.013671875, -1.013671875});
+  for (const Tensor* src : {&s, &d}) {
+    Tensor dst = Tensor::Allocate(DataType::kBFloat16, src->dims());
+    ASSERT_TRUE(CastElements(*src, dst).ok());
+    EXPECT_EQ(Values<uint16_t>(dst), std::vector<uint16_t>({0x3f82, 0xbf82})) << DataTypeName(src->type());
+  }
 }
 
 TEST(CastTest, HalfRoundTripAndBool) {

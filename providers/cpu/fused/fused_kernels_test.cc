@@ -1,0 +1,276 @@
+// The com.onyx fused kernels against the unfused composition of standard ops
+// they replace (engine/optimizer/README.md), on seeded random shapes,
+// attributes and data. Both sessions run with the optimizer disabled, so the
+// fused node runs as written and the composition is not fused back.
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "providers/cpu/op_test_util.h"
+
+namespace onyx {
+namespace {
+
+using testing::FloatAttr;
+using testing::FloatsAttr;
+using testing::FloatTensor;
+using testing::Int64Tensor;
+using testing::IntAttr;
+using testing::IntsAttr;
+using testing::ModelBuilder;
+using testing::RandomFloatTensor;
+using testing::StringAttr;
+
+constexpr char kDomain[] = "com.onyx";
+constexpr int kTrials = 8;
+
+// A model of one float output "y" of unknown dims, at opset 13 plus com.onyx 1.
+ModelBuilder NewModel(int64_t rank) {
+  ModelBuilder m(13);
+  m.Opset(kDomain, 1);
+  m.Output("y", DataType::kFloat, std::vector<int64_t>(rank, -1));
+  return m;
+}
+
+absl::StatusOr<Tensor> RunUnoptimized(const ModelBuilder& m, const Feeds& feeds) {
+  SessionOptions options;
+  options.model_name = "fused_kernels_test";
+  options.optimization_level = OptimizationLevel::kDisabled;
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), options);
+  if (!session.ok()) return session.status();
+  auto out = (*session)->Run(RunOptions(), feeds, {"y"});
+  if (!out.ok()) return out.status();
+  return (*out)[0].tensor();
+}
+
+// Runs both models on the same feeds; their outputs must agree elementwise.
+void ExpectSameOutput(const ModelBuilder& fused, const ModelBuilder& unfused, const Feeds& feeds,
+                      const std::string& what, double tolerance = 1e-4) {
+  auto got = RunUnoptimized(fused, feeds);
+  auto want = RunUnoptimized(unfused, feeds);
+  ASSERT_TRUE(got.ok()) << what << ": " << got.status();
+  ASSERT_TRUE(want.ok()) << what << ": " << want.status();
+  ASSERT_EQ(got->dims(), want->dims()) << what;
+  ASSERT_GT(want->num_elements(), 0) << what;
+  for (int64_t i = 0; i < want->num_elements(); ++i) {
+    const float w = want->data<float>()[i];
+    ASSERT_NEAR(got->data<float>()[i], w, tolerance * (1 + std::abs(w))) << what << ", element " << i;
+  }
+}
+
+int64_t Pick(std::mt19937& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
+
+float PickFloat(std::mt19937& rng, float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); }
+
+// Appends the unfused form of a FusedConv activation from `in` to "y".
+void AppendActivation(ModelBuilder& m, const std::string& name, const std::vector<float>& p, const std::string& in) {
+  if (name.empty()) {
+    m.Node("Identity", {in}, {"y"});
+  } else if (name == "Relu" || name == "Sigmoid") {
+    m.Node(name, {in}, {"y"});
+  } else if (name == "LeakyRelu") {
+    *m.Node("LeakyRelu", {in}, {"y"}).add_attribute() = FloatAttr("alpha", p[0]);
+  } else if (name == "Clip") {
+    m.Initializer("lo", FloatTensor({}, {p[0]})).Initializer("hi", FloatTensor({}, {p[1]}));
+    m.Node("Clip", {in, "lo", "hi"}, {"y"});
+  } else if (name == "HardSigmoid") {
+    auto& n = m.Node("HardSigmoid", {in}, {"y"});
+    *n.add_attribute() = FloatAttr("alpha", p[0]);
+    *n.add_attribute() = FloatAttr("beta", p[1]);
+  } else if (name == "Swish") {  // x * sigmoid(beta * x)
+    m.Initializer("beta", FloatTensor({}, {p[0]}));
+    m.Node("Mul", {in, "beta"}, {"scaled"});
+    m.Node("Sigmoid", {"scaled"}, {"gate"});
+    m.Node("Mul", {in, "gate"}, {"y"});
+  }
+}
+
+TEST(FusedKernelsTest, FusedConvMatchesConvAddActivation) {
+  const std::vector<std::pair<std::string, std::vector<float>>> activations = {
+      {"", {}},
+      {"Relu", {}},
+      {"LeakyRelu", {0.2f}},
+      {"Clip", {-0.3f, 0.6f}},
+      {"Sigmoid", {}},
+      {"HardSigmoid", {0.3f, 0.4f}},
+      {"Swish", {1.5f}},
+  };
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 2 * static_cast<int>(activations.size()); ++trial) {
+    const auto& [activation, params] = activations[trial % activations.size()];
+    const bool constant_weights = trial < static_cast<int>(activations.size());  // oneDNN, else the CPU Conv
+    const int64_t n = Pick(rng, 1, 2), c = Pick(rng, 1, 4), h = Pick(rng, 3, 9), w = Pick(rng, 3, 9);
+    const int64_t m_out = Pick(rng, 1, 5), k = Pick(rng, 0, 1) * 2 + 1, pad = Pick(rng, 0, k / 2),
+                  stride = Pick(rng, 1, 2);
+    const int64_t oh = (h + 2 * pad - k) / stride + 1, ow = (w + 2 * pad - k) / stride + 1;
+    const bool residual = rng() % 2 == 0;
+    const uint32_t seed = 100 * trial;
+    const Tensor x = RandomFloatTensor({n, c, h, w}, seed + 1), weights = RandomFloatTensor({m_out, c, k, k}, seed + 2),
+                 bias = RandomFloatTensor({m_out}, seed + 3), z = RandomFloatTensor({n, m_out, oh, ow}, seed + 4);
+    auto conv_attributes = [&](onnx::NodeProto& node) {
+      *node.add_attribute() = IntsAttr("kernel_shape", {k, k});
+      *node.add_attribute() = IntsAttr("pads", {pad, pad, pad, pad});
+      *node.add_attribute() = IntsAttr("strides", {stride, stride});
+    };
+    auto inputs = [&](ModelBuilder& model) {
+      model.Input("x", DataType::kFloat, {n, c, h, w});
+      if (constant_weights) {
+        model.Initializer("w", weights);
+      } else {
+        model.Input("w", DataType::kFloat, {m_out, c, k, k});
+      }
+      model.Initializer("b", bias);
+      if (residual) model.Input("z", DataType::kFloat, {n, m_out, oh, ow});
+    };
+    ModelBuilder fused = NewModel(4);
+    inputs(fused);
+    std::vector<std::string> fused_inputs = {"x", "w", "b"};
+    if (residual) fused_inputs.push_back("z");
+    auto& node = fused.Node("FusedConv", fused_inputs, {"y"});
+    node.set_domain(kDomain);
+    conv_attributes(node);
+    if (!activation.empty()) *node.add_attribute() = StringAttr("activation", activation);
+    if (!params.empty()) *node.add_attribute() = FloatsAttr("activation_params", params);
+
+    ModelBuilder unfused = NewModel(4);
+    inputs(unfused);
+    conv_attributes(unfused.Node("Conv", {"x", "w", "b"}, {"conv"}));
+    if (residual) unfused.Node("Add", {"conv", "z"}, {"sum"});
+    AppendActivation(unfused, activation, params, residual ? "sum" : "conv");
+
+    Feeds feeds = {{"x", Value(x)}};
+    if (!constant_weights) feeds.emplace_back("w", Value(weights));
+    if (residual) feeds.emplace_back("z", Value(z));
+    ExpectSameOutput(fused, unfused, feeds,
+                     "trial " + std::to_string(trial) + " activation '" + activation + "'" +
+                         (constant_weights ? " constant W" : " W fed") + (residual ? " + Z" : ""));
+  }
+}
+
+TEST(FusedKernelsTest, FusedGemmMatchesGemmRelu) {
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const int64_t m = Pick(rng, 1, 9), k = Pick(rng, 1, 17), n = Pick(rng, 1, 13);
+    const int64_t trans_a = Pick(rng, 0, 1), trans_b = Pick(rng, 0, 1);
+    const float alpha = PickFloat(rng, 0.5f, 2.0f), beta = PickFloat(rng, -1.0f, 1.0f);
+    const uint32_t seed = 10 * trial;
+    const Tensor a = RandomFloatTensor(trans_a ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, seed + 1);
+    const Tensor b = RandomFloatTensor(trans_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, seed + 2);
+    const Tensor c = RandomFloatTensor({n}, seed + 3);
+    auto build = [&](bool fuse) {
+      ModelBuilder model = NewModel(2);
+      model.Input("a", DataType::kFloat, {a.dims().begin(), a.dims().end()}).Initializer("b", b).Initializer("c", c);
+      auto& node = model.Node(fuse ? "FusedGemm" : "Gemm", {"a", "b", "c"}, {fuse ? "y" : "g"});
+      if (fuse) {
+        node.set_domain(kDomain);
+        *node.add_attribute() = StringAttr("activation", "Relu");
+      }
+      *node.add_attribute() = IntAttr("transA", trans_a);
+      *node.add_attribute() = IntAttr("transB", trans_b);
+      *node.add_attribute() = FloatAttr("alpha", alpha);
+      *node.add_attribute() = FloatAttr("beta", beta);
+      if (!fuse) model.Node("Relu", {"g"}, {"y"});
+      return model;
+    };
+    ExpectSameOutput(build(true), build(false), {{"a", Value(a)}}, "trial " + std::to_string(trial));
+  }
+}
+
+TEST(FusedKernelsTest, FusedMatMulMatchesMatMulAddActivation) {
+  std::mt19937 rng(29);
+  for (int trial = 0; trial < kTrials; ++trial) {
+    std::vector<int64_t> a_dims;
+    for (int64_t d = 0, rank = Pick(rng, 2, 4); d < rank - 1; ++d) a_dims.push_back(Pick(rng, 1, 5));
+    const int64_t k = Pick(rng, 1, 17), n = Pick(rng, 1, 13);
+    a_dims.push_back(k);
+    const bool relu = trial % 2 == 0;
+    const uint32_t seed = 10 * trial;
+    const Tensor a = RandomFloatTensor(a_dims, seed + 1), b = RandomFloatTensor({k, n}, seed + 2),
+                 bias = RandomFloatTensor({n}, seed + 3);
+    ModelBuilder fused = NewModel(static_cast<int64_t>(a_dims.size()));
+    fused.Input("a", DataType::kFloat, a_dims).Initializer("b", b).Initializer("bias", bias);
+    auto& node = fused.Node("FusedMatMul", {"a", "b", "bias"}, {"y"});
+    node.set_domain(kDomain);
+    if (relu) *node.add_attribute() = StringAttr("activation", "Relu");
+    ModelBuilder unfused = NewModel(static_cast<int64_t>(a_dims.size()));
+    unfused.Input("a", DataType::kFloat, a_dims).Initializer("b", b).Initializer("bias", bias);
+    unfused.Node("MatMul", {"a", "b"}, {"p"});
+    unfused.Node("Add", {"p", "bias"}, {relu ? "s" : "y"});
+    if (relu) unfused.Node("Relu", {"s"}, {"y"});
+    ExpectSameOutput(fused, unfused, {{"a", Value(a)}}, "trial " + std::to_string(trial) + (relu ? " relu" : ""));
+  }
+}
+
+TEST(FusedKernelsTest, GeluMatchesErfComposition) {
+  std::mt19937 rng(31);
+  for (int trial = 0; trial < kTrials; ++trial) {
+    std::vector<int64_t> dims;
+    for (int64_t d = 0, rank = Pick(rng, 1, 4); d < rank; ++d) dims.push_back(Pick(rng, 1, 7));
+    Tensor x = RandomFloatTensor(dims, 7 * trial + 1);
+    for (int64_t i = 0; i < x.num_elements(); ++i) x.mutable_data<float>()[i] *= 4;  // [-4, 4): both tails
+    ModelBuilder fused = NewModel(static_cast<int64_t>(dims.size()));
+    fused.Input("x", DataType::kFloat, dims);
+    fused.Node("Gelu", {"x"}, {"y"}).set_domain(kDomain);
+    // 0.5 x (1 + erf(x / sqrt 2))
+    ModelBuilder unfused = NewModel(static_cast<int64_t>(dims.size()));
+    unfused.Input("x", DataType::kFloat, dims);
+    unfused.Initializer("sqrt2", FloatTensor({}, {std::sqrt(2.0f)}));
+    unfused.Initializer("one", FloatTensor({}, {1.0f})).Initializer("half", FloatTensor({}, {0.5f}));
+    unfused.Node("Div", {"x", "sqrt2"}, {"scaled"});
+    unfused.Node("Erf", {"scaled"}, {"erf"});
+    unfused.Node("Add", {"erf", "one"}, {"shifted"});
+    unfused.Node("Mul", {"x", "shifted"}, {"prod"});
+    unfused.Node("Mul", {"prod", "half"}, {"y"});
+    ExpectSameOutput(fused, unfused, {{"x", Value(x)}}, "trial " + std::to_string(trial));
+  }
+}
+
+TEST(FusedKernelsTest, LayerNormalizationMatchesReduceMeanComposition) {
+  std::mt19937 rng(37);
+  for (int trial = 0; trial < kTrials; ++trial) {
+    std::vector<int64_t> dims;
+    for (int64_t d = 0, rank = Pick(rng, 2, 4); d < rank; ++d) dims.push_back(Pick(rng, 1, 6));
+    dims.back() = Pick(rng, 2, 33);
+    const int64_t width = dims.back();
+    const float epsilon = trial % 2 == 0 ? 1e-5f : 1e-2f;
+    const uint32_t seed = 10 * trial;
+    const Tensor x = RandomFloatTensor(dims, seed + 1), scale = RandomFloatTensor({width}, seed + 2),
+                 bias = RandomFloatTensor({width}, seed + 3);
+    ModelBuilder fused = NewModel(static_cast<int64_t>(dims.size()));
+    fused.Input("x", DataType::kFloat, dims).Initializer("scale", scale).Initializer("bias", bias);
+    auto& node = fused.Node("LayerNormalization", {"x", "scale", "bias"}, {"y"});
+    node.set_domain(kDomain);
+    *node.add_attribute() = FloatAttr("epsilon", epsilon);
+    // (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias over the last axis.
+    ModelBuilder unfused = NewModel(static_cast<int64_t>(dims.size()));
+    unfused.Input("x", DataType::kFloat, dims).Initializer("scale", scale).Initializer("bias", bias);
+    unfused.Initializer("eps", FloatTensor({}, {epsilon}));
+    *unfused.Node("ReduceMean", {"x"}, {"mean"}).add_attribute() = IntsAttr("axes", {-1});
+    unfused.Node("Sub", {"x", "mean"}, {"centered"});
+    unfused.Node("Mul", {"centered", "centered"}, {"squared"});
+    *unfused.Node("ReduceMean", {"squared"}, {"var"}).add_attribute() = IntsAttr("axes", {-1});
+    unfused.Node("Add", {"var", "eps"}, {"var_eps"});
+    unfused.Node("Sqrt", {"var_eps"}, {"std"});
+    unfused.Node("Div", {"centered", "std"}, {"normalized"});
+    unfused.Node("Mul", {"normalized", "scale"}, {"scaled"});
+    unfused.Node("Add", {"scaled", "bias"}, {"y"});
+    ExpectSameOutput(fused, unfused, {{"x", Value(x)}}, "trial " + std::to_string(trial));
+  }
+}
+
+TEST(FusedKernelsTest, UnknownActivationIsRefusedNamingIt) {
+  ModelBuilder m = NewModel(2);
+  m.Input("a", DataType::kFloat, {2, 3}).Initializer("b", RandomFloatTensor({3, 4}, 1));
+  m.Initializer("bias", RandomFloatTensor({4}, 2));
+  auto& node = m.Node("FusedMatMul", {"a", "b", "bias"}, {"y"});
+  node.set_domain(kDomain);
+  *node.add_attribute() = StringAttr("activation", "Tanh");
+  auto out = RunUnoptimized(m, {{"a", Value(RandomFloatTensor({2, 3}, 3))}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("Tanh"), std::string::npos) << out.status();
+}
+
+}  // namespace
+}  // namespace onyx
