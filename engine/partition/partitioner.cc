@@ -132,8 +132,11 @@ absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<c
   }
   for (const Node* n : graph.Nodes()) {
     if (n->provider.empty()) {
+      // An op without a known schema has no resolved version: name the
+      // opset the model imports for its domain instead of 0.
+      const int64_t version = n->since_version > 0 ? n->since_version : graph.OpsetFor(n->domain);
       return absl::FailedPreconditionError(absl::StrCat("no execution provider can run ", n->Label(),
-                                                        " (opset version ", n->since_version,
+                                                        " (opset version ", version,
                                                         "): ", absl::StrJoin(all_reasons[n->index], "; ")));
     }
     if (n->provider == cpu->name() && first_decline.count(n->index)) {
