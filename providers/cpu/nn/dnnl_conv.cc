@@ -10,6 +10,7 @@
 #include "common/parallel_for.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "onyx/status_macros.h"
+#include "providers/cpu/nn/dnnl_conv_geometry.h"
 #include "providers/cpu/nn/dnnl_support.h"
 #include "providers/cpu/nn/packed_weights.h"
 
@@ -28,24 +29,6 @@ struct DnnlConvolution::Compiled {
 };
 
 namespace {
-
-memory::format_tag PlainTag(size_t rank) {
-  switch (rank) {
-    case 3: return memory::format_tag::ncw;
-    case 4: return memory::format_tag::nchw;
-    case 5: return memory::format_tag::ncdhw;
-  }
-  return memory::format_tag::undef;
-}
-
-memory::format_tag PlainWeightsTag(size_t rank, bool grouped) {
-  switch (rank) {
-    case 3: return grouped ? memory::format_tag::goiw : memory::format_tag::oiw;
-    case 4: return grouped ? memory::format_tag::goihw : memory::format_tag::oihw;
-    case 5: return grouped ? memory::format_tag::goidhw : memory::format_tag::oidhw;
-  }
-  return memory::format_tag::undef;
-}
 
 memory::dims ToDnnl(absl::Span<const int64_t> dims) { return memory::dims(dims.begin(), dims.end()); }
 
@@ -165,34 +148,20 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
     absl::Span<const int64_t> user_x) const {
   ASSIGN_OR_RETURN(Dims x, ChannelsFirst(user_x));
   ASSIGN_OR_RETURN(ConvShape s, ResolveConvShape(attrs_, group_, x, weights_.dims()));
-  const size_t spatial = s.geometry.in.size();
-  const size_t rank = spatial + 2;
+  const size_t rank = s.geometry.in.size() + 2;
   const bool grouped = group_ > 1;
-  memory::dims w_dims;
-  if (grouped) {
-    w_dims = {group_, s.out_channels / group_, s.in_channels / group_};
-  } else {
-    w_dims = {s.out_channels, s.in_channels};
-  }
-  for (int64_t k : s.geometry.kernel) w_dims.push_back(k);
-  memory::dims strides, dilations, pad_l, pad_r;
-  for (size_t i = 0; i < spatial; ++i) {
-    strides.push_back(s.geometry.strides[i]);
-    dilations.push_back(s.geometry.dilations[i] - 1);  // oneDNN counts the gaps
-    pad_l.push_back(s.geometry.pad_begin[i]);
-    pad_r.push_back(s.geometry.pad_end[i]);
-  }
+  const DnnlConvGeometry g = DnnlGeometryOf(s, group_);
   auto compiled = std::make_shared<Compiled>();
   RETURN_IF_ERROR(DnnlGuarded("convolution for this shape", [&]() -> absl::Status {
     const auto f32 = memory::data_type::f32;
     const bool last = layout_ == ConvLayout::kChannelsLast;
-    const memory::format_tag user_tag = last ? memory::format_tag::nhwc : PlainTag(rank);
+    const memory::format_tag user_tag = last ? memory::format_tag::nhwc : DnnlPlainActivationTag(rank);
     compiled->plain_src = memory::desc(ToDnnl(x), f32, user_tag);
     compiled->plain_dst = memory::desc(ToDnnl(s.out_dims), f32, user_tag);
-    const memory::desc plain_w(w_dims, f32, PlainWeightsTag(rank, grouped));
+    const memory::desc plain_w(g.weights, f32, DnnlPlainWeightsTag(rank, grouped));
     const memory::desc any_src(ToDnnl(x), f32, memory::format_tag::any);
     const memory::desc any_dst(ToDnnl(s.out_dims), f32, memory::format_tag::any);
-    const memory::desc any_w(w_dims, f32, memory::format_tag::any);
+    const memory::desc any_w(g.weights, f32, memory::format_tag::any);
     const bool has_bias = bias_.type() == DataType::kFloat;
     const memory::desc bias_md = has_bias ? memory::desc({s.out_channels}, f32, memory::format_tag::x) : memory::desc();
     dnnl::post_ops ops;
@@ -203,7 +172,7 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     auto primitive_for = [&](const memory::desc& src, const memory::desc& dst) {
       dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-                                           any_w, bias_md, dst, strides, dilations, pad_l, pad_r);
+                                           any_w, bias_md, dst, g.strides, g.dilations, g.pad_l, g.pad_r);
       return dnnl::convolution_forward::primitive_desc(desc, attr, DnnlCpuEngine());
     };
     // Channels last asks for the caller's layout itself; only when no

@@ -9,6 +9,7 @@
 #include "oneapi/dnnl/dnnl.hpp"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
+#include "providers/cpu/nn/dnnl_conv_geometry.h"
 #include "providers/cpu/nn/dnnl_support.h"
 
 namespace onyx {
@@ -21,28 +22,6 @@ struct DnnlIntegerConvolution::Compiled {
   std::optional<dnnl::reorder> src_in, dst_out;
   memory weights;
 };
-
-namespace {
-
-memory::format_tag ActivationTag(size_t rank) {
-  switch (rank) {
-    case 3: return memory::format_tag::ncw;
-    case 4: return memory::format_tag::nchw;
-    case 5: return memory::format_tag::ncdhw;
-  }
-  return memory::format_tag::undef;
-}
-
-memory::format_tag WeightsTag(size_t rank, bool grouped) {
-  switch (rank) {
-    case 3: return grouped ? memory::format_tag::goiw : memory::format_tag::oiw;
-    case 4: return grouped ? memory::format_tag::goihw : memory::format_tag::oihw;
-    case 5: return grouped ? memory::format_tag::goidhw : memory::format_tag::oidhw;
-  }
-  return memory::format_tag::undef;
-}
-
-}  // namespace
 
 DnnlIntegerConvolution::DnnlIntegerConvolution(const ConvAttributes& attrs, int64_t group, Tensor weights)
     : attrs_(attrs), group_(group), weights_(std::move(weights)) {}
@@ -92,32 +71,19 @@ absl::StatusOr<std::shared_ptr<const DnnlIntegerConvolution::Compiled>> DnnlInte
     if (it != compiled_.end()) return it->second;
   }
   ASSIGN_OR_RETURN(ConvShape s, ResolveConvShape(attrs_, group_, x.dims(), weights_.dims()));
-  const size_t spatial = s.geometry.in.size(), rank = spatial + 2;
-  memory::dims w_dims;
-  if (group_ > 1) {
-    w_dims = {group_, s.out_channels / group_, s.in_channels / group_};
-  } else {
-    w_dims = {s.out_channels, s.in_channels};
-  }
-  for (int64_t k : s.geometry.kernel) w_dims.push_back(k);
-  memory::dims strides, dilations, pad_l, pad_r;
-  for (size_t i = 0; i < spatial; ++i) {
-    strides.push_back(s.geometry.strides[i]);
-    dilations.push_back(s.geometry.dilations[i] - 1);
-    pad_l.push_back(s.geometry.pad_begin[i]);
-    pad_r.push_back(s.geometry.pad_end[i]);
-  }
+  const size_t rank = s.geometry.in.size() + 2;
+  const DnnlConvGeometry g = DnnlGeometryOf(s, group_);
   auto c = std::make_shared<Compiled>();
   RETURN_IF_ERROR(DnnlGuarded("int8 convolution for this shape", [&]() -> absl::Status {
     const auto src_type = x.type() == DataType::kUint8 ? memory::data_type::u8 : memory::data_type::s8;
     const auto s32 = memory::data_type::s32, s8 = memory::data_type::s8;
     const memory::dims x_dims(x.dims().begin(), x.dims().end()), y_dims(s.out_dims.begin(), s.out_dims.end());
-    c->user_src = memory::desc(x_dims, src_type, ActivationTag(rank));
-    c->user_dst = memory::desc(y_dims, s32, ActivationTag(rank));
+    c->user_src = memory::desc(x_dims, src_type, DnnlPlainActivationTag(rank));
+    c->user_dst = memory::desc(y_dims, s32, DnnlPlainActivationTag(rank));
     dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        memory::desc(x_dims, src_type, memory::format_tag::any), memory::desc(w_dims, s8, memory::format_tag::any),
-        memory::desc(y_dims, s32, memory::format_tag::any), strides, dilations, pad_l, pad_r);
+        memory::desc(x_dims, src_type, memory::format_tag::any), memory::desc(g.weights, s8, memory::format_tag::any),
+        memory::desc(y_dims, s32, memory::format_tag::any), g.strides, g.dilations, g.pad_l, g.pad_r);
     dnnl::primitive_attr attr;
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -132,7 +98,7 @@ absl::StatusOr<std::shared_ptr<const DnnlIntegerConvolution::Compiled>> DnnlInte
     if (c->dst != c->user_dst) {
       c->dst_out = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlCpuEngine(), c->dst, DnnlCpuEngine(), c->user_dst));
     }
-    memory plain(memory::desc(w_dims, s8, WeightsTag(rank, group_ > 1)), DnnlCpuEngine(),
+    memory plain(memory::desc(g.weights, s8, DnnlPlainWeightsTag(rank, group_ > 1)), DnnlCpuEngine(),
                  const_cast<void*>(weights_.raw()));
     c->weights = memory(pd.weights_desc(), DnnlCpuEngine());
     dnnl::reorder(plain, c->weights).execute(DnnlThreadStream(), plain, c->weights);

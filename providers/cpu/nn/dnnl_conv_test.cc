@@ -100,6 +100,24 @@ std::vector<double> DirectConv(const Case& c, const Tensor& x, const Tensor& w, 
   return y;
 }
 
+ConvAttributes AttrsOf(const Case& c) {
+  ConvAttributes attrs;
+  attrs.kernel_shape = c.kernel;
+  attrs.strides = c.strides;
+  attrs.dilations = c.dilations;
+  attrs.pads = c.pads;
+  return attrs;
+}
+
+// max |y - expected| / (1 + |expected|).
+double WorstRelativeError(const Tensor& y, const std::vector<double>& expected) {
+  double worst = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    worst = std::max(worst, std::abs(y.data<float>()[i] - expected[i]) / (1.0 + std::abs(expected[i])));
+  }
+  return worst;
+}
+
 // [N, C, H, W] <-> [N, H, W, C] copies, written out here.
 Tensor ToChannelsLast(const Tensor& t) {
   const Dims& d = t.dims();
@@ -134,11 +152,7 @@ TEST_P(DnnlConvTest, MatchesDirectConvolution) {
   for (int64_t k : c.kernel) w_dims.push_back(k);
   const Tensor x = Random(c.x, rng), w = Random(w_dims, rng);
   const Tensor b = Random({c.out_channels}, rng);
-  ConvAttributes attrs;
-  attrs.kernel_shape = c.kernel;
-  attrs.strides = c.strides;
-  attrs.dilations = c.dilations;
-  attrs.pads = c.pads;
+  const ConvAttributes attrs = AttrsOf(c);
   // Compiled at creation for one case in two, on the first run for the other.
   const Dims known = c.x[0] == 1 ? c.x : Dims{};
   auto conv = DnnlConvolution::Create(attrs, c.group, w, c.bias ? &b : nullptr, c.post_ops, known);
@@ -151,11 +165,7 @@ TEST_P(DnnlConvTest, MatchesDirectConvolution) {
   ASSERT_TRUE((*conv)->Run(x, zp, y).ok());
   const std::vector<double> expected = DirectConv(c, x, w, c.bias ? &b : nullptr, zp, *out);
   ASSERT_EQ(static_cast<int64_t>(expected.size()), y.num_elements());
-  double worst = 0;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    worst = std::max(worst, std::abs(y.data<float>()[i] - expected[i]) / (1.0 + std::abs(expected[i])));
-  }
-  EXPECT_LT(worst, 1e-5) << c.name;
+  EXPECT_LT(WorstRelativeError(y, expected), 1e-5) << c.name;
   // A second run reuses the compiled primitive and gives the same values.
   Tensor again = Tensor::Allocate(DataType::kFloat, *out);
   ASSERT_TRUE((*conv)->Run(x, zp, again).ok());
@@ -170,11 +180,7 @@ TEST_P(DnnlConvChannelsLastTest, MatchesDirectConvolution) {
   Dims w_dims = {c.out_channels, c.x[1] / c.group, c.kernel[0], c.kernel[1]};
   const Tensor x = Random(c.x, rng), w = Random(w_dims, rng);
   const Tensor b = Random({c.out_channels}, rng);
-  ConvAttributes attrs;
-  attrs.kernel_shape = c.kernel;
-  attrs.strides = c.strides;
-  attrs.dilations = c.dilations;
-  attrs.pads = c.pads;
+  const ConvAttributes attrs = AttrsOf(c);
   const Tensor x_last = ToChannelsLast(x);
   const Dims known = c.x[0] == 1 ? x_last.dims() : Dims{};
   auto conv =
@@ -191,11 +197,7 @@ TEST_P(DnnlConvChannelsLastTest, MatchesDirectConvolution) {
   const std::vector<double> expected =
       DirectConv(c, x, w, c.bias ? &b : nullptr, c.post_ops.residual ? &z : nullptr, first);
   ASSERT_EQ(static_cast<int64_t>(expected.size()), y_first.num_elements());
-  double worst = 0;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    worst = std::max(worst, std::abs(y_first.data<float>()[i] - expected[i]) / (1.0 + std::abs(expected[i])));
-  }
-  EXPECT_LT(worst, 1e-5) << c.name;
+  EXPECT_LT(WorstRelativeError(y_first, expected), 1e-5) << c.name;
 }
 
 TEST(DnnlConvErrorTest, ChannelsLastTakesTwoSpatialDims) {
