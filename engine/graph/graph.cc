@@ -1,9 +1,12 @@
 #include "graph/graph.h"
 
+#include "graph/schemas/newer_opsets.h"
+
 #include <deque>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "graph/schemas/newer_opsets.h"
 #include "graph/tensor_proto.h"
 #include "onnx/defs/schema.h"
 #include "onyx/status_macros.h"
@@ -106,6 +109,7 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::TakeFromProto(onnx::GraphProto* pr
 absl::StatusOr<std::unique_ptr<Graph>> Graph::FromProto(const onnx::GraphProto& proto,
                                                         const std::map<std::string, int64_t>& opsets,
                                                         const std::string& base_dir, const Graph* parent) {
+  RegisterNewerOpsetSchemas();  // node versions below resolve against opsets up to kMaxOnnxOpset
   std::unique_ptr<Graph> g(new Graph());
   g->name_ = proto.name();
   g->parent_ = parent;

@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "onyx/status_macros.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
+#include "onyx/status_macros.h"
 
 namespace onyx {
 namespace {
@@ -28,17 +28,17 @@ absl::Status ApplyOverrides(onnx::ModelProto& model, const LoadOptions& options)
       if (vi.name() == name) input = &vi;
     }
     if (input == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options),
-                                                     ": shape override names unknown input '", name, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(ModelLabel(options), ": shape override names unknown input '", name, "'"));
     }
     if (!input->type().has_tensor_type()) {
-      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": input '", name,
-                                                     "' is not a tensor; its shape cannot be fixed"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(ModelLabel(options), ": input '", name, "' is not a tensor; its shape cannot be fixed"));
     }
     auto* shape = input->mutable_type()->mutable_tensor_type()->mutable_shape();
     if (shape->dim_size() != 0 && shape->dim_size() != static_cast<int>(dims.size())) {
-      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": shape override for input '",
-                                                     name, "' has rank ", dims.size(), ", the model declares rank ",
+      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": shape override for input '", name,
+                                                     "' has rank ", dims.size(), ", the model declares rank ",
                                                      shape->dim_size()));
     }
     if (shape->dim_size() == 0) {
@@ -48,9 +48,9 @@ absl::Status ApplyOverrides(onnx::ModelProto& model, const LoadOptions& options)
       if (dims[i] < 0) continue;
       auto* d = shape->mutable_dim(static_cast<int>(i));
       if (d->has_dim_value() && d->dim_value() != dims[i]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            ModelLabel(options), ": shape override for input '", name, "' sets dim ", i, " to ",
-            dims[i], " but the model fixes it to ", d->dim_value()));
+        return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": shape override for input '", name,
+                                                       "' sets dim ", i, " to ", dims[i], " but the model fixes it to ",
+                                                       d->dim_value()));
       }
       d->set_dim_value(dims[i]);
     }
@@ -77,9 +77,9 @@ absl::Status ShapeInferenceSurvives(const onnx::ModelProto& model, const LoadOpt
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFSIGNALED(status)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ModelLabel(options), ": ONNX shape inference crashed on this model (signal ", WTERMSIG(status),
-        "): the graph is malformed (check node input ranks and attributes)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ModelLabel(options), ": ONNX shape inference crashed on this model (signal ", WTERMSIG(status),
+                     "): the graph is malformed (check node input ranks and attributes)"));
   }
   return absl::OkStatus();
 }
@@ -99,8 +99,7 @@ absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions&
   onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options),
-                                                   ": not a valid ONNX ModelProto (", bytes.size(),
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": not a valid ONNX ModelProto (", bytes.size(),
                                                    " bytes could not be parsed)"));
   }
   return LoadParsed(model, options);
@@ -111,8 +110,8 @@ absl::StatusOr<LoadedModel> LoadModelFile(const LoadOptions& options) {
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open model file '", options.model_path, "'"));
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&in)) {
-    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": '", options.model_path,
-                                                   "' is not a valid ONNX ModelProto"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ModelLabel(options), ": '", options.model_path, "' is not a valid ONNX ModelProto"));
   }
   return LoadParsed(model, options);
 }
@@ -121,6 +120,7 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   if (!model.has_graph()) {
     return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": the model has no graph"));
   }
+  RegisterNewerOpsetSchemas();
   LoadedModel loaded;
   loaded.ir_version = model.ir_version();
   loaded.producer_name = model.producer_name();
@@ -133,22 +133,19 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   }
   auto onnx_opset = loaded.opsets.find("");
   if (onnx_opset != loaded.opsets.end() && onnx_opset->second > kMaxSupportedOpset) {
-    return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": default-domain opset ",
-                                                 onnx_opset->second, " is newer than the supported ",
-                                                 kMaxSupportedOpset));
+    return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": default-domain opset ", onnx_opset->second,
+                                                 " is newer than the supported ", kMaxSupportedOpset));
   }
   RETURN_IF_ERROR(ApplyOverrides(model, options));
 
   try {
-    if (HasExternalData(model.graph()) && !options.model_path.empty() &&
-        options.input_shape_overrides.empty()) {
+    if (HasExternalData(model.graph()) && !options.model_path.empty() && options.input_shape_overrides.empty()) {
       onnx::checker::check_model(options.model_path);
     } else if (!HasExternalData(model.graph())) {
       onnx::checker::check_model(model);
     }
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ModelLabel(options), " failed the ONNX checker: ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), " failed the ONNX checker: ", e.what()));
   }
   RETURN_IF_ERROR(ShapeInferenceSurvives(model, options));
   try {
@@ -156,8 +153,7 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
                                           /*enable_data_propagation=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ModelLabel(options), ": shape inference failed: ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": shape inference failed: ", e.what()));
   }
   ASSIGN_OR_RETURN(loaded.graph, Graph::TakeFromProto(model.mutable_graph(), loaded.opsets, options.model_dir));
   loaded.functions.assign(model.functions().begin(), model.functions().end());

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "graph/schemas/newer_opsets.h"
 
 namespace onyx {
 
@@ -41,6 +42,6 @@ absl::StatusOr<LoadedModel> LoadModelFile(const LoadOptions& options);
 absl::Status ReinferShapes(Graph& graph, int64_t ir_version);
 
 // Highest default-domain opset the engine knows.
-constexpr int64_t kMaxSupportedOpset = 17;
+constexpr int64_t kMaxSupportedOpset = kMaxOnnxOpset;
 
 }  // namespace onyx
