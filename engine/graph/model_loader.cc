@@ -9,6 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/logging.h"
+#include "graph/graph_cleanup.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
@@ -137,6 +139,12 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
                                                  " is newer than the supported ", kMaxSupportedOpset));
   }
   RETURN_IF_ERROR(ApplyOverrides(model, options));
+  {
+    absl::Status sorted = SortNodes(*model.mutable_graph());
+    if (!sorted.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": ", sorted.message()));
+    }
+  }
 
   try {
     if (HasExternalData(model.graph()) && !options.model_path.empty() && options.input_shape_overrides.empty()) {
@@ -154,6 +162,13 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": shape inference failed: ", e.what()));
+  }
+  PruneCounts pruned = PruneUnused(*model.mutable_graph());
+  loaded.pruned_nodes = pruned.nodes;
+  loaded.pruned_initializers = pruned.initializers;
+  if (pruned.nodes > 0 || pruned.initializers > 0) {
+    EngineLogger()->info("{}: dropped {} nodes and {} initializers that no graph output depends on",
+                         ModelLabel(options), pruned.nodes, pruned.initializers);
   }
   ASSIGN_OR_RETURN(loaded.graph, Graph::TakeFromProto(model.mutable_graph(), loaded.opsets, options.model_dir));
   loaded.functions.assign(model.functions().begin(), model.functions().end());

@@ -1,5 +1,6 @@
-// Loading an ONNX model into the IR: parse, apply fixed input dims, check with
-// onnx::checker, run ONNX shape inference, build the Graph.
+// Loading an ONNX model into the IR: parse, apply fixed input dims, sort the
+// nodes, check with onnx::checker, run ONNX shape inference, drop what no
+// output needs, build the Graph.
 #pragma once
 
 #include <map>
@@ -20,6 +21,8 @@ struct LoadedModel {
   int64_t ir_version = 0;
   std::string producer_name;
   std::vector<onnx::FunctionProto> functions;  // model-local functions
+  int64_t pruned_nodes = 0;                    // nodes no graph output depends on, dropped at load
+  int64_t pruned_initializers = 0;             // initializers nothing read, dropped at load
 };
 
 struct LoadOptions {
@@ -30,7 +33,7 @@ struct LoadOptions {
 };
 
 // Errors (INVALID_ARGUMENT unless said otherwise) name the model and what is wrong:
-// unparsable bytes, checker failures, an unsupported opset (UNIMPLEMENTED),
+// unparsable bytes, a cycle (naming its nodes), checker failures, an unsupported opset (UNIMPLEMENTED),
 // overrides naming unknown inputs or contradicting fixed dims, and graphs on
 // which ONNX's shape inference would crash (it is tried in a child process first).
 absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions& options);

@@ -112,6 +112,35 @@ TEST(MathOpsTest, ReduceMaxOverNonAdjacentAxes) {
   EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({5.f, 7.f}));
 }
 
+TEST(MathOpsTest, Opset18ReductionsTakeAxesFromAnInput) {
+  // x = [[1, 2], [3, 4]]: mean over axis 1 = {1.5, 3.5}; max over no axes with
+  // noop_with_empty_axes returns x; ReduceMax-20 reduces bool (any).
+  ModelBuilder m(20);
+  m.Input("x", DataType::kFloat, {2, 2}).Input("b", DataType::kBool, {2, 2});
+  m.Output("mean", DataType::kFloat, {2}).Output("same", DataType::kFloat, {2, 2}).Output("any", DataType::kBool, {2});
+  m.Initializer("axis1", TypedTensor<int64_t>(DataType::kInt64, {1}, {1}));
+  m.Initializer("none", TypedTensor<int64_t>(DataType::kInt64, {0}, {}));
+  *m.Node("ReduceMean", {"x", "axis1"}, {"mean"}).add_attribute() = IntAttr("keepdims", 0);
+  *m.Node("ReduceMax", {"x", "none"}, {"same"}).add_attribute() = IntAttr("noop_with_empty_axes", 1);
+  *m.Node("ReduceMax", {"b", "axis1"}, {"any"}).add_attribute() = IntAttr("keepdims", 0);
+  Tensor b = TypedTensor<bool>(DataType::kBool, {2, 2}, {false, true, false, false});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({2, 2}, {1, 2, 3, 4}))}, {"b", Value(b)}}, {"mean", "same", "any"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>({1.5f, 3.5f}));
+  EXPECT_EQ(Values<float>((*out)[1]), std::vector<float>({1, 2, 3, 4}));
+  EXPECT_EQ(Values<bool>((*out)[2]), std::vector<bool>({true, false}));
+}
+
+TEST(MathOpsTest, Opset18ReductionRefusesTheRetiredAxesAttribute) {
+  ModelBuilder m(18);
+  m.Input("x", DataType::kFloat, {2, 2}).Output("y", DataType::kFloat, {2, 1});
+  *m.Node("ReduceMean", {"x"}, {"y"}).add_attribute() = testing::IntsAttr("axes", {1});
+  auto out = RunModel(m, {{"x", Value(FloatTensor({2, 2}, {1, 2, 3, 4}))}}, {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("Unrecognized attribute: axes for operator ReduceMean"), std::string::npos)
+      << out.status();
+}
+
 TEST(MathOpsTest, ReduceRepeatedAxisIsInvalidArgument) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {2, 2}).Output("y", DataType::kFloat, {-1, -1});

@@ -2,7 +2,7 @@
 // ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, with axes
 // as an attribute (opsets < 13, and < 18 except ReduceSum) or as an optional
 // input, keepdims and noop_with_empty_axes. Floating inputs accumulate in
-// double; integers in their own type.
+// double; integers in their own type; bool (ReduceMax/Min-20) as any/all.
 #include <cmath>
 #include <limits>
 
@@ -17,15 +17,18 @@ namespace {
 
 enum class Red { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
+// bool accumulates as uint8_t: max is any, min is all (true over no elements).
 template <typename T>
-using AccOf = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+using AccOf =
+    std::conditional_t<std::is_floating_point_v<T>, double, std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>>;
 
 template <Red op, typename A>
 inline A Init() {
-  if constexpr (op == Red::kMax) return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                                            : std::numeric_limits<A>::lowest();
-  if constexpr (op == Red::kMin) return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
-                                                                            : std::numeric_limits<A>::max();
+  if constexpr (op == Red::kMax)
+    return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                : std::numeric_limits<A>::lowest();
+  if constexpr (op == Red::kMin)
+    return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
   if constexpr (op == Red::kProd) return A(1);
   return A(0);
 }
@@ -132,7 +135,10 @@ class Reduce final : public OpKernel {
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, keepdims_ ? plan.out_keepdims : plan.out_squeezed, x->type()));
     Tensor xf = UpcastToFloat(*x);
     const bool half = IsHalfLike(x->type());
-    absl::Status s = DispatchTypes<float, double, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t>(
+    if (x->type() == DataType::kBool && op != Red::kMax && op != Red::kMin) {
+      return ctx.Error("element type bool is reduced only by ReduceMax and ReduceMin (opset 20)");
+    }
+    absl::Status s = DispatchTypes<float, double, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, bool>(
         xf.type(), [&](auto tag) {
           using T = decltype(tag);
           using A = AccOf<T>;
@@ -214,8 +220,8 @@ class ArgReduce final : public OpKernel {
           for (int64_t j = 1; j < len; ++j) {
             const T* row = base + j * inner;
             for (int64_t i = 0; i < inner; ++i) {
-              const bool better = kMax ? (last ? row[i] >= best[i] : row[i] > best[i])
-                                       : (last ? row[i] <= best[i] : row[i] < best[i]);
+              const bool better =
+                  kMax ? (last ? row[i] >= best[i] : row[i] > best[i]) : (last ? row[i] <= best[i] : row[i] < best[i]);
               if (better) {
                 best[i] = row[i];
                 idx[i] = j;
