@@ -1,5 +1,6 @@
 #include "partition/partitioner.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -108,6 +109,51 @@ void AssignSubgraphsToCpu(Graph& graph, const std::string& cpu) {
   }
 }
 
+// Every node no provider took, grouped by (domain, op, version, input types):
+// a model that needs several missing kernels names them all at once, on one
+// line (it is logged and printed as one).
+absl::Status UnplacedNodesError(const Graph& graph, const std::vector<const Node*>& unplaced,
+                                std::map<size_t, std::vector<std::string>>& reasons) {
+  auto describe = [&](const Node* n) {
+    // An op without a known schema has no resolved version: name the opset
+    // the model imports for its domain instead of 0.
+    const int64_t version = n->since_version > 0 ? n->since_version : graph.OpsetFor(n->domain);
+    std::vector<std::string> types;
+    for (const auto& in : n->inputs) {
+      const ValueInfo* info = in.empty() ? nullptr : graph.FindValueInfo(in);
+      types.push_back(info == nullptr || info->type == DataType::kUndefined ? "?" : DataTypeName(info->type));
+    }
+    const bool typed = std::any_of(types.begin(), types.end(), [](const std::string& t) { return t != "?"; });
+    return absl::StrCat(n->domain.empty() ? "" : n->domain + ".", n->op_type, " (opset version ", version,
+                        typed ? absl::StrCat(", inputs ", absl::StrJoin(types, ",")) : "", ")");
+  };
+  if (unplaced.size() == 1) {
+    const Node* n = unplaced[0];
+    const int64_t version = n->since_version > 0 ? n->since_version : graph.OpsetFor(n->domain);
+    return absl::FailedPreconditionError(absl::StrCat("no execution provider can run ", n->Label(), " (opset version ",
+                                                      version, "): ", absl::StrJoin(reasons[n->index], "; ")));
+  }
+  std::map<std::string, std::vector<const Node*>> groups;
+  std::vector<std::string> order;
+  for (const Node* n : unplaced) {
+    std::string key = describe(n);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(n);
+  }
+  std::string message = absl::StrCat("no execution provider can run ", unplaced.size(), " nodes (", order.size(),
+                                     " unsupported op/version/type combinations):");
+  for (size_t k = 0; k < order.size(); ++k) {
+    const std::string& key = order[k];
+    const auto& nodes = groups[key];
+    std::vector<std::string> labels;
+    for (size_t i = 0; i < nodes.size() && i < 3; ++i) labels.push_back(nodes[i]->Label());
+    if (nodes.size() > 3) labels.push_back(absl::StrCat("and ", nodes.size() - 3, " more"));
+    absl::StrAppend(&message, " [", k + 1, "] ", key, " at ", absl::StrJoin(labels, ", "), ": ",
+                    absl::StrJoin(reasons[nodes[0]->index], "; "));
+  }
+  return absl::FailedPreconditionError(message);
+}
+
 }  // namespace
 
 absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<const IExecutionProvider*>& providers) {
@@ -130,14 +176,11 @@ absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<c
       }
     }
   }
+  std::vector<const Node*> unplaced;
   for (const Node* n : graph.Nodes()) {
     if (n->provider.empty()) {
-      // An op without a known schema has no resolved version: name the
-      // opset the model imports for its domain instead of 0.
-      const int64_t version = n->since_version > 0 ? n->since_version : graph.OpsetFor(n->domain);
-      return absl::FailedPreconditionError(absl::StrCat("no execution provider can run ", n->Label(),
-                                                        " (opset version ", version,
-                                                        "): ", absl::StrJoin(all_reasons[n->index], "; ")));
+      unplaced.push_back(n);
+      continue;
     }
     if (n->provider == cpu->name() && first_decline.count(n->index)) {
       const auto& [provider, reason] = first_decline[n->index];
@@ -145,6 +188,7 @@ absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<c
                                                    n->op_type, provider, reason});
     }
   }
+  if (!unplaced.empty()) return UnplacedNodesError(graph, unplaced, all_reasons);
   for (Node* n : graph.Nodes()) {
     for (auto& [attr, sub] : n->subgraphs) AssignSubgraphsToCpu(*sub, std::string(cpu->name()));
   }

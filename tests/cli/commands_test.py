@@ -33,8 +33,9 @@ def check(cond, message):
 
 def write_models(tmp):
     """good: Y = Relu(X @ W), X [batch, 4], and Z = X summed over axis 1, a second
-    output; unknown_domain: an op of domain com.example; opset18: Col2Im at the
-    default domain's opset 18; garbage: bytes that are not a ModelProto."""
+    output; unknown_domain: two ops of domain com.example (one used twice) around
+    a Relu; opset24: Relu at the default domain's opset 24, newer than the engine
+    knows; garbage: bytes that are not a ModelProto."""
     paths = {}
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["X", "W"], ["XW"]), helper.make_node("Relu", ["XW"], ["Y"]),
@@ -49,7 +50,10 @@ def write_models(tmp):
     onnx.save(model, paths["good"])
 
     graph = helper.make_graph(
-        [helper.make_node("Frobnicate", ["X"], ["Y"], domain="com.example")], "unknown_domain",
+        [helper.make_node("Frobnicate", ["X"], ["A"], domain="com.example", name="first"),
+         helper.make_node("Relu", ["A"], ["B"]),
+         helper.make_node("Blorp", ["B"], ["C"], domain="com.example", name="blorp"),
+         helper.make_node("Frobnicate", ["C"], ["Y"], domain="com.example", name="last")], "unknown_domain",
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
     paths["unknown_domain"] = os.path.join(tmp, "unknown_domain.onnx")
@@ -58,15 +62,13 @@ def write_models(tmp):
               paths["unknown_domain"])
 
     graph = helper.make_graph(
-        [helper.make_node("Col2Im", ["X", "image", "block"], ["Y"])], "opset18",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 4]),
-         helper.make_tensor_value_info("image", TensorProto.INT64, [2]),
-         helper.make_tensor_value_info("block", TensorProto.INT64, [2])],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+        [helper.make_node("Relu", ["X"], ["Y"])], "opset24",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)])
     model.ir_version = 8
-    paths["opset18"] = os.path.join(tmp, "opset18.onnx")
-    onnx.save(model, paths["opset18"])
+    paths["opset24"] = os.path.join(tmp, "opset24.onnx")
+    onnx.save(model, paths["opset24"])
 
     paths["garbage"] = os.path.join(tmp, "garbage.onnx")
     with open(paths["garbage"], "wb") as f:
@@ -127,12 +129,12 @@ def build_cases(onyx, tmp):
 
     def run_unknown_domain():
         expect(onyx_cmd("run", "--model", models["unknown_domain"], "--inputs", inputs, "--outputs", tmp), 1,
-               stderr_has=("no execution provider can run Frobnicate", "(opset version 1)",
+               stderr_has=("no execution provider can run", "Frobnicate", "(opset version 1",
                            "no kernels for domain 'com.example'"))
 
     def run_newer_opset():
-        expect(onyx_cmd("run", "--model", models["opset18"], "--inputs", inputs, "--outputs", tmp), 1,
-               stderr_has=("default-domain opset 18 is newer than the supported 17",))
+        expect(onyx_cmd("run", "--model", models["opset24"], "--inputs", inputs, "--outputs", tmp), 1,
+               stderr_has=("default-domain opset 24 is newer than the supported 23",))
 
     def run_missing_input_file():
         expect(onyx_cmd("run", "--model", models["good"], "--inputs", empty, "--outputs", tmp), 1,
@@ -174,10 +176,15 @@ def build_cases(onyx, tmp):
                stderr_has=("onyx inspect: cannot open model file '%s'" % models["missing"],))
 
     def inspect_unsupported():
+        # Every unsupported op is named at once, each with its nodes.
         expect(onyx_cmd("inspect", models["unknown_domain"]), 1,
-               stderr_has=("no execution provider can run Frobnicate",))
-        expect(onyx_cmd("inspect", models["opset18"]), 1,
-               stderr_has=("default-domain opset 18 is newer than the supported 17",))
+               stderr_has=("no execution provider can run 3 nodes",
+                           "com.example.Frobnicate (opset version 1, inputs float) at Frobnicate 'first'",
+                           "com.example.Blorp (opset version 1) at Blorp 'blorp'",
+                           "com.example.Frobnicate (opset version 1) at Frobnicate 'last'",
+                           "no kernels for domain 'com.example'"))
+        expect(onyx_cmd("inspect", models["opset24"]), 1,
+               stderr_has=("default-domain opset 24 is newer than the supported 23",))
 
     def inspect_bad_flags():
         expect(onyx_cmd("inspect"), 2, stderr_has=("no model given",))
