@@ -71,6 +71,24 @@ TEST_F(ExternalDataTest, WithoutLengthReadsToTheEndOfTheFile) {
   EXPECT_EQ(t->data<float>()[3], 4.0f);
 }
 
+TEST_F(ExternalDataTest, ReadsATensorBeyondTheFirstFourGigabytes) {
+  // Large exports keep one weights file past 2 GB (and past 4 GB): offsets
+  // must not pass through 32 bits. The file is sparse, so it costs no disk.
+  const int64_t offset = (int64_t{1} << 32) + 4096;
+  {
+    std::fstream f(dir_ + "/weights.bin", std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(offset);
+    const float values[2] = {6.5f, -7.25f};
+    f.write(reinterpret_cast<const char*>(values), sizeof(values));
+    ASSERT_TRUE(f.good());
+  }
+  auto t = TensorFromProto(External(2, {{"offset", std::to_string(offset)}, {"length", "8"}}), dir_);
+  std::filesystem::remove(dir_ + "/weights.bin");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<float>()[0], 6.5f);
+  EXPECT_EQ(t->data<float>()[1], -7.25f);
+}
+
 TEST_F(ExternalDataTest, NonNumericOffsetIsAnErrorNamingTensorKeyAndValue) {
   // "12abc" has a numeric prefix (which a lenient parse would read as 12);
   // "abc" has none (which a throwing parse would not survive).
