@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""Writes the models whose expected outputs come from ONNX Runtime (issue-level
+agreement cases), in the ONNX backend-test layout:
+
+    cases/<case>/model.onnx, cases/<case>/test_data_set_0/input_0.pb, meta.json
+
+then record_ort.js (tests/conformance/new_opsets/) adds output_N.pb. The cases
+and ONNX Runtime's outputs are committed; CI only runs them
+(ort_cases_test.py). Rerun both after changing a case:
+
+    /usr/bin/python3 tests/models/ort_cases/gen_cases.py tests/models/ort_cases/cases
+    node tests/conformance/new_opsets/record_ort.js tests/models/ort_cases/cases NODE_MODULES_DIR
+
+Cases:
+  cnn_fp16_weights   a torch-exported CNN (conv, batch norm, depthwise conv,
+                     squeeze-excite, SiLU, pooling, linear) whose float weights
+                     are stored as float16 behind Cast nodes, as size-reduced
+                     exports ship them
+  cnn_fp16           the same CNN entirely in float16 (inputs, weights, outputs)
+  cnn_shuffled       the float CNN with its nodes in a shuffled order
+  cnn_external_data  the float CNN with every weight in one external file
+  dq_chain_100_int8  100 layers of DynamicQuantizeLinear -> ConvInteger ->
+  dq_chain_100_uint8 Cast -> Mul -> Add -> Relu, as ONNX Runtime's dynamic
+                     quantization writes them (int8 or uint8 weights):
+                     must equal ONNX Runtime's output exactly
+meta.json holds the comparison tolerance: |onyx - ort| <= atol + rtol * |ort|.
+"""
+import json
+import os
+import random
+import shutil
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "bench", "compare_ort"))
+import quantize_dynamic  # noqa: E402
+
+
+def write_case(root, name, model, inputs, meta, external=False):
+    case = os.path.join(root, name)
+    shutil.rmtree(case, ignore_errors=True)
+    os.makedirs(os.path.join(case, "test_data_set_0"))
+    if external:
+        onnx.save(model, os.path.join(case, "model.onnx"), save_as_external_data=True,
+                  all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
+    else:
+        onnx.save(model, os.path.join(case, "model.onnx"))
+    for i, (input_name, array) in enumerate(inputs):
+        with open(os.path.join(case, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
+            f.write(numpy_helper.from_array(array, input_name).SerializeToString())
+    with open(os.path.join(case, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def torch_cnn():
+    """A small mobile-style CNN exported by torch at opset 13, with trained-looking
+    batch-norm statistics so that no layer is an identity."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(3)
+
+    class SqueezeExcite(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.fc1 = nn.Conv2d(c, c // 4, 1)
+            self.fc2 = nn.Conv2d(c // 4, c, 1)
+
+        def forward(self, x):
+            s = x.mean((2, 3), keepdim=True)
+            return x * torch.sigmoid(self.fc2(torch.relu(self.fc1(s))))
+
+    net = nn.Sequential(
+        nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.SiLU(),
+        nn.Conv2d(16, 16, 3, padding=1, groups=16), nn.BatchNorm2d(16), nn.ReLU6(),
+        SqueezeExcite(16),
+        nn.Conv2d(16, 32, 1), nn.BatchNorm2d(32), nn.SiLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(32, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10))
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.2, 0.2)
+            m.running_var.uniform_(0.5, 1.5)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.2, 0.2)
+    net.eval()
+    x = torch.randn(1, 3, 32, 32)
+    path = os.path.join(HERE, ".cnn_export.onnx")
+    torch.onnx.export(net, x, path, opset_version=13, input_names=["image"], output_names=["logits"],
+                      do_constant_folding=True)
+    model = onnx.load(path)
+    os.remove(path)
+    return model, x.numpy()
+
+
+def weights_behind_casts(model):
+    """Every float initializer becomes float16, read through Cast(to=float)."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    g = m.graph
+    casts, inits = [], []
+    for init in g.initializer:
+        if init.data_type == TensorProto.FLOAT and len(init.dims) > 0:
+            half = numpy_helper.to_array(init).astype(np.float16)
+            inits.append(numpy_helper.from_array(half, init.name + "_fp16"))
+            casts.append(helper.make_node("Cast", [init.name + "_fp16"], [init.name], to=TensorProto.FLOAT,
+                                          name="cast_" + init.name))
+        else:
+            inits.append(init)
+    del g.initializer[:]
+    g.initializer.extend(inits)
+    nodes = list(g.node)
+    del g.node[:]
+    g.node.extend(casts + nodes)
+    return m
+
+
+def whole_float16(model):
+    """Inputs, weights, outputs and every float computation in float16."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    g = m.graph
+    for init in g.initializer:
+        if init.data_type == TensorProto.FLOAT:
+            init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), init.name))
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        if vi.type.tensor_type.elem_type == TensorProto.FLOAT:
+            vi.type.tensor_type.elem_type = TensorProto.FLOAT16
+    for node in g.node:
+        for a in node.attribute:
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == TensorProto.FLOAT:
+                a.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(a.t).astype(np.float16), a.t.name))
+    return m
+
+
+def shuffled(model, seed):
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    nodes = list(m.graph.node)
+    random.Random(seed).shuffle(nodes)
+    del m.graph.node[:]
+    m.graph.node.extend(nodes)
+    return m
+
+
+def conv_chain(layers, seed):
+    """x -> (Conv 3x3 + bias -> Relu) x layers, 8 channels at 16x16, He-scaled
+    weights so that activations neither vanish nor explode."""
+    rng = np.random.default_rng(seed)
+    c, hw = 8, 16
+    nodes, inits, cur = [], [], "x"
+    for i in range(layers):
+        w = (rng.standard_normal((c, c, 3, 3)) * np.sqrt(2.0 / (c * 9))).astype(np.float32)
+        b = (rng.standard_normal(c) * 0.1).astype(np.float32)
+        inits += [numpy_helper.from_array(w, "w%d" % i), numpy_helper.from_array(b, "b%d" % i)]
+        nodes.append(helper.make_node("Conv", [cur, "w%d" % i, "b%d" % i], ["c%d" % i], pads=[1, 1, 1, 1]))
+        nodes.append(helper.make_node("Relu", ["c%d" % i], ["r%d" % i]))
+        cur = "r%d" % i
+    nodes.append(helper.make_node("Identity", [cur], ["y"]))
+    graph = helper.make_graph(nodes, "conv_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, hw, hw])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), \
+        rng.standard_normal((1, c, hw, hw)).astype(np.float32)
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cases")
+    os.makedirs(root, exist_ok=True)
+    cnn, x = torch_cnn()
+    name = cnn.graph.input[0].name
+    write_case(root, "cnn_fp16_weights", weights_behind_casts(cnn), [(name, x)], {"atol": 1e-5, "rtol": 1e-4})
+    # float16 rounds every intermediate to 11 bits, and ONNX Runtime's
+    # float16 kernels round at other points than onyx's (which compute in
+    # float and round each op's output): a few float16 ulps.
+    write_case(root, "cnn_fp16", whole_float16(cnn), [(name, x.astype(np.float16))], {"atol": 2e-3, "rtol": 4e-3})
+    write_case(root, "cnn_shuffled", shuffled(cnn, 11), [(name, x)], {"atol": 1e-5, "rtol": 1e-4})
+    write_case(root, "cnn_external_data", cnn, [(name, x)], {"atol": 1e-5, "rtol": 1e-4}, external=True)
+    for weight_type in ("int8", "uint8"):
+        chain, cx = conv_chain(100, seed=7)
+        q = quantize_dynamic.quantize_model(chain, weight_type=weight_type)
+        write_case(root, "dq_chain_100_" + weight_type, q, [("x", cx)], {"atol": 0.0, "rtol": 0.0})
+
+
+if __name__ == "__main__":
+    main()
