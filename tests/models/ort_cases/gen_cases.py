@@ -23,6 +23,7 @@ Cases:
   dq_chain_100_uint8 Cast -> Mul -> Add -> Relu, as ONNX Runtime's dynamic
                      quantization writes them (int8 or uint8 weights):
                      must equal ONNX Runtime's output exactly
+  dq_matmul_chain_50_int8, _uint8: the same for 50 MatMulInteger layers
 meta.json holds the comparison tolerance: |onyx - ort| <= atol + rtol * |ort|.
 """
 import json
@@ -169,6 +170,35 @@ def conv_chain(layers, seed):
         rng.standard_normal((1, c, hw, hw)).astype(np.float32)
 
 
+def matmul_chain(layers, seed, weight_type):
+    """x [1, 16, 64] -> (dynamically quantized MatMul 64x64 + bias -> Relu) x
+    layers, written as ONNX Runtime's quantize_dynamic writes MatMul:
+    DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul(x_scale * w_scale) -> Add."""
+    rng = np.random.default_rng(seed)
+    d = 64
+    nodes, inits, cur = [], [], "x"
+    for i in range(layers):
+        w = (rng.standard_normal((d, d)) * np.sqrt(2.0 / d)).astype(np.float32)
+        b = (rng.standard_normal(d) * 0.1).astype(np.float32)
+        w_q, w_scale, w_zp = quantize_dynamic.quantize_weight(w, weight_type)
+        inits += [numpy_helper.from_array(w_q, "w%d_q" % i), numpy_helper.from_array(w_scale.reshape(()), "w%d_scale" % i),
+                  numpy_helper.from_array(w_zp.reshape(()), "w%d_zp" % i), numpy_helper.from_array(b, "b%d" % i)]
+        q = ["x%d_q" % i, "x%d_scale" % i, "x%d_zp" % i]
+        nodes += [helper.make_node("DynamicQuantizeLinear", [cur], q),
+                  helper.make_node("MatMulInteger", [q[0], "w%d_q" % i, q[2], "w%d_zp" % i], ["mm%d" % i]),
+                  helper.make_node("Cast", ["mm%d" % i], ["mmf%d" % i], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", [q[1], "w%d_scale" % i], ["s%d" % i]),
+                  helper.make_node("Mul", ["mmf%d" % i, "s%d" % i], ["y%d" % i]),
+                  helper.make_node("Add", ["y%d" % i, "b%d" % i], ["a%d" % i]),
+                  helper.make_node("Relu", ["a%d" % i], ["r%d" % i])]
+        cur = "r%d" % i
+    nodes.append(helper.make_node("Identity", [cur], ["y"]))
+    graph = helper.make_graph(nodes, "matmul_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, d])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, d])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), \
+        rng.standard_normal((1, 16, d)).astype(np.float32)
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cases")
     os.makedirs(root, exist_ok=True)
@@ -185,6 +215,8 @@ def main():
         chain, cx = conv_chain(100, seed=7)
         q = quantize_dynamic.quantize_model(chain, weight_type=weight_type)
         write_case(root, "dq_chain_100_" + weight_type, q, [("x", cx)], {"atol": 0.0, "rtol": 0.0})
+        chain, mx = matmul_chain(50, seed=5, weight_type=weight_type)
+        write_case(root, "dq_matmul_chain_50_" + weight_type, chain, [("x", mx)], {"atol": 0.0, "rtol": 0.0})
 
 
 if __name__ == "__main__":
