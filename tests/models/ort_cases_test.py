@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`onyx run` on the committed ort_cases (float16 models, a shuffled graph,
-external data, 100 dynamically quantized ConvInteger layers and 50 MatMulInteger
-ones) against ONNX Runtime's recorded outputs.
+external data, 100 dynamically quantized ConvInteger layers, 50 MatMulInteger
+ones, 20 QDQ Conv layers) against ONNX Runtime's recorded outputs (recorded
+with its graph optimizations off: the ONNX-specified arithmetic).
 
 usage: ort_cases_test.py --onyx BIN [--cases DIR]
 
@@ -24,7 +25,7 @@ import onnx
 from onnx import numpy_helper
 
 EXPECTED = ("cnn_external_data", "cnn_fp16", "cnn_fp16_weights", "cnn_shuffled", "dq_chain_100_int8",
-            "dq_chain_100_uint8", "dq_matmul_chain_50_int8", "dq_matmul_chain_50_uint8")
+            "dq_chain_100_uint8", "dq_matmul_chain_50_int8", "dq_matmul_chain_50_uint8", "qdq_conv_chain_20")
 MIN_REFERENCE_STD = 0.02
 
 

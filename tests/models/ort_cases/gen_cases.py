@@ -24,6 +24,8 @@ Cases:
                      quantization writes them (int8 or uint8 weights):
                      must equal ONNX Runtime's output exactly
   dq_matmul_chain_50_int8, _uint8: the same for 50 MatMulInteger layers
+  qdq_conv_chain_20  20 statically quantized Conv layers in QDQ form (uint8
+                     activations, per-channel int8 weights)
 meta.json holds the comparison tolerance: |onyx - ort| <= atol + rtol * |ort|.
 """
 import json
@@ -199,6 +201,41 @@ def matmul_chain(layers, seed, weight_type):
         rng.standard_normal((1, 16, d)).astype(np.float32)
 
 
+def qdq_conv_chain(layers, seed):
+    """Static quantization in QDQ form, as ONNX Runtime's quantize_static writes
+    it: activations QuantizeLinear -> DequantizeLinear (uint8, per tensor),
+    weights int8 initializers behind DequantizeLinear (per output channel,
+    axis 0), float Conv + bias + Relu in between. Returns the model and the
+    largest activation scale (one quantization step)."""
+    rng = np.random.default_rng(seed)
+    c, hw = 8, 12
+    nodes, inits, cur = [], [], "x"
+    step = 0.0
+    for i in range(layers):
+        a_scale = np.float32(0.02 + 0.01 * rng.random())
+        a_zp = np.uint8(rng.integers(100, 140))
+        step = max(step, float(a_scale))
+        inits += [numpy_helper.from_array(np.array(a_scale, np.float32), "as%d" % i),
+                  numpy_helper.from_array(np.array(a_zp, np.uint8), "az%d" % i)]
+        nodes += [helper.make_node("QuantizeLinear", [cur, "as%d" % i, "az%d" % i], ["q%d" % i]),
+                  helper.make_node("DequantizeLinear", ["q%d" % i, "as%d" % i, "az%d" % i], ["dq%d" % i])]
+        w = (rng.standard_normal((c, c, 3, 3)) * np.sqrt(2.0 / (c * 9))).astype(np.float32)
+        w_scale = (np.abs(w).reshape(c, -1).max(axis=1) / 127).astype(np.float32)
+        w_q = np.clip(np.rint(w / w_scale.reshape(c, 1, 1, 1)), -127, 127).astype(np.int8)
+        inits += [numpy_helper.from_array(w_q, "wq%d" % i), numpy_helper.from_array(w_scale, "ws%d" % i),
+                  numpy_helper.from_array(np.zeros(c, np.int8), "wz%d" % i),
+                  numpy_helper.from_array((rng.standard_normal(c) * 0.1).astype(np.float32), "b%d" % i)]
+        nodes += [helper.make_node("DequantizeLinear", ["wq%d" % i, "ws%d" % i, "wz%d" % i], ["w%d" % i], axis=0),
+                  helper.make_node("Conv", ["dq%d" % i, "w%d" % i, "b%d" % i], ["c%d" % i], pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", ["c%d" % i], ["r%d" % i])]
+        cur = "r%d" % i
+    nodes.append(helper.make_node("Identity", [cur], ["y"]))
+    graph = helper.make_graph(nodes, "qdq_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, hw, hw])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return model, rng.standard_normal((1, c, hw, hw)).astype(np.float32), step
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cases")
     os.makedirs(root, exist_ok=True)
@@ -211,6 +248,10 @@ def main():
     write_case(root, "cnn_fp16", whole_float16(cnn), [(name, x.astype(np.float16))], {"atol": 2e-3, "rtol": 4e-3})
     write_case(root, "cnn_shuffled", shuffled(cnn, 11), [(name, x)], {"atol": 1e-5, "rtol": 1e-4})
     write_case(root, "cnn_external_data", cnn, [(name, x)], {"atol": 1e-5, "rtol": 1e-4}, external=True)
+    qdq, qx, step = qdq_conv_chain(20, seed=9)
+    # Both engines run the float convolutions between Q/DQ pairs; a float
+    # result within an ulp of a rounding midpoint may land one step apart.
+    write_case(root, "qdq_conv_chain_20", qdq, [("x", qx)], {"atol": 1.01 * step, "rtol": 0.0})
     for weight_type in ("int8", "uint8"):
         chain, cx = conv_chain(100, seed=7)
         q = quantize_dynamic.quantize_model(chain, weight_type=weight_type)
