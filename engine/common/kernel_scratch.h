@@ -18,9 +18,10 @@ namespace onyx {
 
 enum ScratchSlot : int {
   kScratchIm2Col = 0,
-  kScratchConvSource,  // an input reordered into a primitive's layout
-  kScratchConvResult,  // a primitive's output before its reorder back
-  kScratchPrimitive,   // a oneDNN primitive's own scratchpad
+  kScratchConvSource,   // an input reordered into a primitive's layout
+  kScratchConvResult,   // a primitive's output before its reorder back
+  kScratchPrimitive,    // a oneDNN primitive's own scratchpad
+  kScratchAccumulator,  // an integer kernel's int32 result before requantization
   kScratchSlots
 };
 

@@ -24,6 +24,8 @@ Cases:
                      quantization writes them (int8 or uint8 weights):
                      must equal ONNX Runtime's output exactly
   dq_matmul_chain_50_int8, _uint8: the same for 50 MatMulInteger layers
+  qlinear_conv_chain_12  12 QLinearConv layers (QOperator form; strided,
+                     depthwise, grouped and 1x1): must equal ONNX Runtime exactly
   qdq_conv_chain_20  20 statically quantized Conv layers in QDQ form (uint8
                      activations, per-channel int8 weights)
 meta.json holds the comparison tolerance: |onyx - ort| <= atol + rtol * |ort|.
@@ -236,6 +238,58 @@ def qdq_conv_chain(layers, seed):
     return model, rng.standard_normal((1, c, hw, hw)).astype(np.float32), step
 
 
+def qlinear_conv_chain(seed):
+    """A QOperator-format network, as older int8 model-zoo exports are written:
+    QuantizeLinear -> QLinearConv x 12 (3x3, strided, depthwise and 1x1 layers;
+    uint8 activations, per-channel int8 weights, int32 biases; each layer's
+    output scale and zero point taken from the float activations' range)
+    -> DequantizeLinear. Both engines accumulate in int32 and requantize the
+    same way, so the outputs must be equal."""
+    import torch
+    import torch.nn.functional as F
+
+    rng = np.random.default_rng(seed)
+    layers = [(8, 16, 3, 1, 1), (16, 16, 3, 2, 16), (16, 24, 1, 1, 1), (24, 24, 3, 1, 24), (24, 24, 1, 1, 1),
+              (24, 32, 3, 2, 1), (32, 32, 3, 1, 32), (32, 16, 1, 1, 1), (16, 16, 3, 1, 1), (16, 16, 3, 1, 4),
+              (16, 8, 1, 1, 1), (8, 8, 3, 1, 1)]
+    x = rng.standard_normal((1, 8, 20, 20)).astype(np.float32)
+
+    def qparams(a):
+        lo, hi = min(float(a.min()), 0.0), max(float(a.max()), 0.0)
+        scale = np.float32((hi - lo) / 255.0 or 1.0)
+        return scale, np.uint8(np.clip(np.rint(-lo / scale), 0, 255))
+
+    nodes, inits = [], []
+    x_scale, x_zp = qparams(x)
+    inits += [numpy_helper.from_array(np.array(x_scale), "s_in"), numpy_helper.from_array(np.array(x_zp), "z_in")]
+    nodes.append(helper.make_node("QuantizeLinear", ["x", "s_in", "z_in"], ["q_in"]))
+    act = torch.from_numpy(x)
+    cur, cur_s, cur_z = "q_in", "s_in", "z_in"
+    for i, (cin, cout, k, stride, group) in enumerate(layers):
+        w = (rng.standard_normal((cout, cin // group, k, k)) * np.sqrt(2.0 / (cin // group * k * k))).astype(np.float32)
+        b = (rng.standard_normal(cout) * 0.1).astype(np.float32)
+        w_scale = (np.abs(w).reshape(cout, -1).max(axis=1) / 127).astype(np.float32)
+        w_q = np.clip(np.rint(w / w_scale.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8)
+        b_q = np.rint(b / (x_scale * w_scale)).astype(np.int32)
+        act = F.relu(F.conv2d(act, torch.from_numpy(w), torch.from_numpy(b), stride=stride, padding=k // 2,
+                              groups=group))
+        y_scale, y_zp = qparams(act.numpy())
+        names = ["w%d" % i, "ws%d" % i, "wz%d" % i, "ys%d" % i, "yz%d" % i, "b%d" % i]
+        inits += [numpy_helper.from_array(w_q, names[0]), numpy_helper.from_array(w_scale, names[1]),
+                  numpy_helper.from_array(np.zeros(cout, np.int8), names[2]),
+                  numpy_helper.from_array(np.array(y_scale), names[3]), numpy_helper.from_array(np.array(y_zp), names[4]),
+                  numpy_helper.from_array(b_q, names[5])]
+        nodes.append(helper.make_node("QLinearConv", [cur, cur_s, cur_z] + names[:3] + names[3:5] + [names[5]],
+                                      ["q%d" % i], pads=[k // 2] * 4, strides=[stride, stride], group=group,
+                                      kernel_shape=[k, k]))
+        cur, cur_s, cur_z, x_scale = "q%d" % i, names[3], names[4], y_scale
+    nodes.append(helper.make_node("DequantizeLinear", [cur, cur_s, cur_z], ["y"]))
+    out_shape = list(act.shape)
+    graph = helper.make_graph(nodes, "qlinear_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 20, 20])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), x
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cases")
     os.makedirs(root, exist_ok=True)
@@ -248,6 +302,8 @@ def main():
     write_case(root, "cnn_fp16", whole_float16(cnn), [(name, x.astype(np.float16))], {"atol": 2e-3, "rtol": 4e-3})
     write_case(root, "cnn_shuffled", shuffled(cnn, 11), [(name, x)], {"atol": 1e-5, "rtol": 1e-4})
     write_case(root, "cnn_external_data", cnn, [(name, x)], {"atol": 1e-5, "rtol": 1e-4}, external=True)
+    qlinear, lx = qlinear_conv_chain(seed=13)
+    write_case(root, "qlinear_conv_chain_12", qlinear, [("x", lx)], {"atol": 0.0, "rtol": 0.0})
     qdq, qx, step = qdq_conv_chain(20, seed=9)
     # Both engines run the float convolutions between Q/DQ pairs; a float
     # result within an ulp of a rounding midpoint may land one step apart.
