@@ -219,10 +219,12 @@ int Main(int argc, char** argv) {
   }
 
   if (!args.update_expected_failures.empty()) {
-    // The list's reasons drop the "model '<case>': " that engine errors repeat.
+    // The list's reasons drop the "model '<case>': " (or "model '<case>' failed ...")
+    // that engine errors repeat, so that the truncated reason keeps what failed.
     FailureList reasons;
     for (const auto& [name, reason] : failures) {
-      reasons[name] = absl::StrReplaceAll(reason, {{absl::StrCat("model '", name, "': "), ""}});
+      reasons[name] = absl::StrReplaceAll(
+          reason, {{absl::StrCat("model '", name, "': "), ""}, {absl::StrCat("model '", name, "' "), "model "}});
     }
     absl::Status written = WriteFailureList(args.update_expected_failures, reasons, 120);
     if (!written.ok()) {
