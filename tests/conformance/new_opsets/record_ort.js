@@ -6,9 +6,10 @@
 // (CPU, one thread, graph optimizations off so that no fusion changes the
 // arithmetic), feeds test_data_set_0/input_N.pb in graph-input order and writes
 // every output as test_data_set_0/output_N.pb (a TensorProto named like the
-// model output). A case ONNX Runtime refuses to load or to run is deleted and
-// listed in REFUSED_FILE (default CASES_DIR/../ort_refused.txt) with ONNX
-// Runtime's message: it is not part of the suite.
+// model output). With REFUSED_FILE, a case ONNX Runtime refuses to load or to
+// run is deleted and listed there with ONNX Runtime's message (the opset 18-23
+// suite: such a case is not part of it); without, refusals are printed, the
+// cases are left as they are and the exit status is 1.
 //
 // Needs onnxruntime-node (1.30.0 was used) in NODE_MODULES_DIR:
 //   npm install --prefix DIR onnxruntime-node@1.30.0 --onnxruntime-node-install=skip
@@ -168,7 +169,6 @@ async function main() {
   }
   const ort = require(path.join(path.resolve(nodeModules), 'onnxruntime-node'));
   ort.env.logLevel = 'fatal';  // a refusal is reported below, once
-  const refusedFile = refusedArg || path.join(path.dirname(path.resolve(casesDir)), 'ort_refused.txt');
   const names = fs.readdirSync(casesDir).filter((n) => fs.existsSync(path.join(casesDir, n, 'model.onnx'))).sort();
   const refused = [];
   for (const name of names) {
@@ -176,14 +176,21 @@ async function main() {
     if (reason === null) continue;
     // ONNX Runtime's messages name the model's path, which is a temporary directory.
     refused.push(`${name}  # ${reason.split(path.join(casesDir, name, 'model.onnx')).join('model.onnx')}`);
-    fs.rmSync(path.join(casesDir, name), { recursive: true, force: true });
+    if (refusedArg) fs.rmSync(path.join(casesDir, name), { recursive: true, force: true });
   }
   const version = require(path.join(path.resolve(nodeModules), 'onnxruntime-node', 'package.json')).version;
-  fs.writeFileSync(refusedFile,
+  if (!refusedArg) {
+    refused.forEach((line) => console.error(`refused: ${line}`));
+    console.log(`recorded ${names.length - refused.length} cases with onnxruntime-node ${version}; ` +
+                `${refused.length} refused`);
+    if (refused.length > 0) process.exit(1);
+    return;
+  }
+  fs.writeFileSync(refusedArg,
       `# Generated cases that onnxruntime-node ${version} (CPU) refuses to load or run; written by record_ort.js.\n` +
       `# They are not part of the suite.\n` + refused.map((line) => line + '\n').join(''));
   console.log(`recorded ${names.length - refused.length} cases with onnxruntime-node ${version}; ` +
-              `${refused.length} refused (listed in ${refusedFile})`);
+              `${refused.length} refused (listed in ${refusedArg})`);
 }
 
 main().catch((e) => {
