@@ -6,6 +6,9 @@
 
 #include <exception>
 #include <fstream>
+#include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -93,6 +96,23 @@ bool HasExternalData(const onnx::GraphProto& graph) {
   return false;
 }
 
+// onnx 1.12's checker refuses every IR version above its own (8), but models at
+// opsets 19-23 carry IR 9-11 (ONNX 1.13-1.18), which add element types (float8,
+// 4-bit) and fields that this protobuf does not know and reads as unknown. The
+// graph is checked under IR 8's rules instead, as check_model would check it
+// (its model-level checks, an IR version set and opsets imported, hold here).
+void CheckNewerIrModel(const onnx::ModelProto& model, const std::string& model_dir) {
+  onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(onnx::Version::IR_VERSION);
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& op : model.opset_import()) opsets[op.domain()] = static_cast<int>(op.version());
+  ctx.set_opset_imports(std::move(opsets));
+  ctx.set_model_dir(model_dir);
+  onnx::checker::LexicalScopeContext lex;
+  onnx::checker::check_graph(model.graph(), ctx, lex);
+  onnx::checker::check_model_local_functions(model, ctx, lex);
+}
+
 }  // namespace
 
 absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOptions& options);
@@ -147,9 +167,13 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   }
 
   try {
-    if (HasExternalData(model.graph()) && !options.model_path.empty() && options.input_shape_overrides.empty()) {
+    const bool external = HasExternalData(model.graph());
+    const bool checkable_external = external && !options.model_path.empty() && options.input_shape_overrides.empty();
+    if (model.ir_version() > onnx::Version::IR_VERSION) {
+      if (!external || checkable_external) CheckNewerIrModel(model, options.model_dir);
+    } else if (checkable_external) {
       onnx::checker::check_model(options.model_path);
-    } else if (!HasExternalData(model.graph())) {
+    } else if (!external) {
       onnx::checker::check_model(model);
     }
   } catch (const std::exception& e) {

@@ -1,0 +1,1 @@
+BbiasJGIR¾ca¬¿

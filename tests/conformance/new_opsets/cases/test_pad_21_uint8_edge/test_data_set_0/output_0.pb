@@ -1,0 +1,1 @@
+ByJyyuuyyuu••òcc••òcc

@@ -1,0 +1,1 @@
+2  hello   world 2one2   Bx
