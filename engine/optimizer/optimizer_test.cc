@@ -303,3 +303,78 @@ TEST(OptimizerTest, FusesDecomposedLayerNorm) {
 
 }  // namespace
 }  // namespace onyx
+
+namespace onyx {
+namespace {
+
+// x_q [1, 2, 1, 2] = {10, 20; 30, 40} (scale 0.5, zero point 10), int8 weights
+// {-1, 2} (scale 0.25), int32 bias 8 (scale 0.125), then Relu and
+// QuantizeLinear (scale 0.5, zero point `y_zero_point`).
+testing::ModelBuilder QdqConv(uint8_t y_zero_point) {
+  ModelBuilder m(13);
+  m.Input("xq", DataType::kUint8, {1, 2, 1, 2}).Output("yq", DataType::kUint8, {1, 1, 1, 2});
+  auto scalar = [&](const char* name, DataType type, double v) {
+    Tensor t = Tensor::Allocate(type, {});
+    if (type == DataType::kFloat) t.mutable_data<float>()[0] = static_cast<float>(v);
+    if (type == DataType::kUint8) t.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(v);
+    if (type == DataType::kInt8) t.mutable_data<int8_t>()[0] = static_cast<int8_t>(v);
+    m.Initializer(name, t);
+  };
+  scalar("xs", DataType::kFloat, 0.5);
+  scalar("xz", DataType::kUint8, 10);
+  scalar("ws", DataType::kFloat, 0.25);
+  scalar("wz", DataType::kInt8, 0);
+  scalar("bs", DataType::kFloat, 0.125);
+  scalar("ys", DataType::kFloat, 0.5);
+  scalar("yz", DataType::kUint8, y_zero_point);
+  Tensor w = Tensor::Allocate(DataType::kInt8, {1, 2, 1, 1});
+  w.mutable_data<int8_t>()[0] = -1;
+  w.mutable_data<int8_t>()[1] = 2;
+  m.Initializer("wq", w);
+  Tensor b = Tensor::Allocate(DataType::kInt32, {1});
+  b.mutable_data<int32_t>()[0] = 8;
+  m.Initializer("bq", b);
+  m.Node("DequantizeLinear", {"xq", "xs", "xz"}, {"x"});
+  m.Node("DequantizeLinear", {"wq", "ws", "wz"}, {"w"});
+  m.Node("DequantizeLinear", {"bq", "bs"}, {"b"});
+  m.Node("Conv", {"x", "w", "b"}, {"c"});
+  m.Node("Relu", {"c"}, {"r"});
+  m.Node("QuantizeLinear", {"r", "ys", "yz"}, {"yq"});
+  return m;
+}
+
+std::vector<uint8_t> RunQdq(const ModelBuilder& m, std::map<std::string, int64_t>* histogram) {
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), SessionOptions());
+  EXPECT_TRUE(session.ok()) << session.status();
+  if (!session.ok()) return {};
+  Tensor x = Tensor::Allocate(DataType::kUint8, {1, 2, 1, 2});
+  const uint8_t values[4] = {10, 20, 30, 40};
+  std::copy(values, values + 4, x.mutable_data<uint8_t>());
+  auto y = (*session)->Run(RunOptions(), {{"xq", Value(x)}}, {"yq"});
+  EXPECT_TRUE(y.ok()) << y.status();
+  if (!y.ok()) return {};
+  *histogram = (*session)->op_histogram();
+  const Tensor& t = (*y)[0].tensor();
+  return std::vector<uint8_t>(t.data<uint8_t>(), t.data<uint8_t>() + t.num_elements());
+}
+
+TEST(FuseQdqConvTest, QuantizedConvGroupRunsAsQLinearConv) {
+  // int32 sums (x_q - 10) * w_q: {0*-1 + 20*2, 10*-1 + 30*2} = {40, 50}, + 8
+  // = {48, 58}, * (0.5 * 0.25 / 0.5) = {12, 14.5}: 12 and 14 (half to even).
+  std::map<std::string, int64_t> h;
+  EXPECT_EQ(RunQdq(QdqConv(0), &h), (std::vector<uint8_t>{12, 14}));
+  EXPECT_EQ(Count(h, "QLinearConv"), 1);
+  EXPECT_EQ(Count(h, "Conv") + Count(h, "NhwcConv") + Count(h, "FusedConv"), 0);
+  EXPECT_EQ(Count(h, "Relu") + Count(h, "DequantizeLinear") + Count(h, "QuantizeLinear"), 0);
+}
+
+TEST(FuseQdqConvTest, ReluThatQuantizationDoesNotImplyStays) {
+  // With zero point 5 the Relu clamps values the quantization would keep:
+  // no fusion, and the float path gives {12 + 5, 14.5 -> 14 + 5}.
+  std::map<std::string, int64_t> h;
+  EXPECT_EQ(RunQdq(QdqConv(5), &h), (std::vector<uint8_t>{17, 19}));
+  EXPECT_EQ(Count(h, "QLinearConv"), 0);
+}
+
+}  // namespace
+}  // namespace onyx

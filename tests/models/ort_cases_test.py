@@ -6,7 +6,8 @@ with its graph optimizations off: the ONNX-specified arithmetic).
 
 usage: ort_cases_test.py --onyx BIN [--cases DIR]
 
-Each case of EXPECTED runs at optimization levels `all` and `disabled`; every
+Each case of EXPECTED runs at optimization levels `all` and `disabled` (or
+those meta.json's "levels" names); every
 output must have ONNX Runtime's element type and shape and lie within
 meta.json's atol + rtol * |ort|. A reference whose standard deviation is under
 MIN_REFERENCE_STD fails (it would accept a wrong engine). Prints
@@ -25,7 +26,8 @@ import onnx
 from onnx import numpy_helper
 
 EXPECTED = ("cnn_external_data", "cnn_fp16", "cnn_fp16_weights", "cnn_shuffled", "dq_chain_100_int8",
-            "dq_chain_100_uint8", "dq_matmul_chain_50_int8", "dq_matmul_chain_50_uint8", "qdq_conv_chain_20", "qlinear_conv_chain_12")
+            "dq_chain_100_uint8", "dq_matmul_chain_50_int8", "dq_matmul_chain_50_uint8", "qdq_conv_chain_20", "qdq_conv_fused_20",
+            "qlinear_conv_chain_12")
 MIN_REFERENCE_STD = 0.02
 
 
@@ -77,7 +79,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name in EXPECTED:
             case = os.path.join(args.cases, name)
-            for level in ("all", "disabled"):
+            meta_path = os.path.join(case, "meta.json")
+            levels = json.load(open(meta_path)).get("levels", ["all", "disabled"]) if os.path.exists(meta_path) \
+                else ["all", "disabled"]
+            for level in levels:
                 if not os.path.exists(os.path.join(case, "model.onnx")):
                     error, worst = "missing case %s" % case, None
                 else:

@@ -6,7 +6,9 @@
 // (CPU, one thread, graph optimizations off so that no fusion changes the
 // arithmetic), feeds test_data_set_0/input_N.pb in graph-input order and writes
 // every output as test_data_set_0/output_N.pb (a TensorProto named like the
-// model output). With REFUSED_FILE, a case ONNX Runtime refuses to load or to
+// model output). A case whose meta.json says "ort_optimization": "all" is
+// recorded with ONNX Runtime's graph optimizations on instead (its fusions'
+// arithmetic is the reference, e.g. QDQ groups run as QLinearConv). With REFUSED_FILE, a case ONNX Runtime refuses to load or to
 // run is deleted and listed there with ONNX Runtime's message (the opset 18-23
 // suite: such a case is not part of it); without, refusals are printed, the
 // cases are left as they are and the exit status is 1.
@@ -132,9 +134,12 @@ function firstLine(error) {
 async function recordCase(ort, caseDir) {
   const dataDir = path.join(caseDir, 'test_data_set_0');
   let session;
+  const metaPath = path.join(caseDir, 'meta.json');
+  const meta = fs.existsSync(metaPath) ? JSON.parse(fs.readFileSync(metaPath, 'utf8')) : {};
+  const level = meta.ort_optimization === 'all' ? 'all' : 'disabled';
   try {
     session = await ort.InferenceSession.create(path.join(caseDir, 'model.onnx'), {
-      executionProviders: ['cpu'], graphOptimizationLevel: 'disabled', intraOpNumThreads: 1, interOpNumThreads: 1,
+      executionProviders: ['cpu'], graphOptimizationLevel: level, intraOpNumThreads: 1, interOpNumThreads: 1,
     });
   } catch (e) {
     return `load: ${firstLine(e)}`;

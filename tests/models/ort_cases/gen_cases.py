@@ -28,7 +28,13 @@ Cases:
                      depthwise, grouped and 1x1): must equal ONNX Runtime exactly
   qdq_conv_chain_20  20 statically quantized Conv layers in QDQ form (uint8
                      activations, per-channel int8 weights)
-meta.json holds the comparison tolerance: |onyx - ort| <= atol + rtol * |ort|.
+  qdq_conv_fused_20  the same in the form engines fuse (Relu outputs quantized
+                     with zero point 0, int32 biases), recorded with ONNX
+                     Runtime's optimizations on; onyx at level `all` must equal it
+meta.json holds the comparison tolerance, |onyx - ort| <= atol + rtol * |ort|,
+and optionally "levels" (the onyx optimization levels to check; default all
+and disabled) and "ort_optimization" ("all": recorded with ONNX Runtime's
+graph optimizations on).
 """
 import json
 import os
@@ -203,19 +209,22 @@ def matmul_chain(layers, seed, weight_type):
         rng.standard_normal((1, 16, d)).astype(np.float32)
 
 
-def qdq_conv_chain(layers, seed):
+def qdq_conv_chain(layers, seed, relu_zero_point_zero=False):
     """Static quantization in QDQ form, as ONNX Runtime's quantize_static writes
     it: activations QuantizeLinear -> DequantizeLinear (uint8, per tensor),
     weights int8 initializers behind DequantizeLinear (per output channel,
-    axis 0), float Conv + bias + Relu in between. Returns the model and the
-    largest activation scale (one quantization step)."""
+    axis 0), float Conv + bias + Relu in between. With relu_zero_point_zero
+    every quantized activation after the first is a Relu output with zero
+    point 0 and the bias is an int32 DequantizeLinear, the groups an engine
+    fuses into QLinearConv. Returns the model, the input and the largest
+    activation scale (one quantization step)."""
     rng = np.random.default_rng(seed)
     c, hw = 8, 12
     nodes, inits, cur = [], [], "x"
     step = 0.0
     for i in range(layers):
         a_scale = np.float32(0.02 + 0.01 * rng.random())
-        a_zp = np.uint8(rng.integers(100, 140))
+        a_zp = np.uint8(0 if relu_zero_point_zero and i > 0 else rng.integers(100, 140))
         step = max(step, float(a_scale))
         inits += [numpy_helper.from_array(np.array(a_scale, np.float32), "as%d" % i),
                   numpy_helper.from_array(np.array(a_zp, np.uint8), "az%d" % i)]
@@ -225,8 +234,15 @@ def qdq_conv_chain(layers, seed):
         w_scale = (np.abs(w).reshape(c, -1).max(axis=1) / 127).astype(np.float32)
         w_q = np.clip(np.rint(w / w_scale.reshape(c, 1, 1, 1)), -127, 127).astype(np.int8)
         inits += [numpy_helper.from_array(w_q, "wq%d" % i), numpy_helper.from_array(w_scale, "ws%d" % i),
-                  numpy_helper.from_array(np.zeros(c, np.int8), "wz%d" % i),
-                  numpy_helper.from_array((rng.standard_normal(c) * 0.1).astype(np.float32), "b%d" % i)]
+                  numpy_helper.from_array(np.zeros(c, np.int8), "wz%d" % i)]
+        b = (rng.standard_normal(c) * 0.1).astype(np.float32)
+        if relu_zero_point_zero:
+            b_scale = (a_scale * w_scale).astype(np.float32)
+            inits += [numpy_helper.from_array(np.rint(b / b_scale).astype(np.int32), "bq%d" % i),
+                      numpy_helper.from_array(b_scale, "bs%d" % i)]
+            nodes.append(helper.make_node("DequantizeLinear", ["bq%d" % i, "bs%d" % i], ["b%d" % i], axis=0))
+        else:
+            inits.append(numpy_helper.from_array(b, "b%d" % i))
         nodes += [helper.make_node("DequantizeLinear", ["wq%d" % i, "ws%d" % i, "wz%d" % i], ["w%d" % i], axis=0),
                   helper.make_node("Conv", ["dq%d" % i, "w%d" % i, "b%d" % i], ["c%d" % i], pads=[1, 1, 1, 1]),
                   helper.make_node("Relu", ["c%d" % i], ["r%d" % i])]
@@ -308,6 +324,12 @@ def main():
     # Both engines run the float convolutions between Q/DQ pairs; a float
     # result within an ulp of a rounding midpoint may land one step apart.
     write_case(root, "qdq_conv_chain_20", qdq, [("x", qx)], {"atol": 1.01 * step, "rtol": 0.0})
+    # The fusable form against ONNX Runtime with its optimizations on (it runs
+    # each group as QLinearConv): onyx's fused groups must give its output
+    # (the last Conv, not followed by a QuantizeLinear, is float: ulps).
+    fused, fx, _ = qdq_conv_chain(20, seed=21, relu_zero_point_zero=True)
+    write_case(root, "qdq_conv_fused_20", fused, [("x", fx)],
+               {"atol": 1e-6, "rtol": 1e-6, "ort_optimization": "all", "levels": ["all"]})
     for weight_type in ("int8", "uint8"):
         chain, cx = conv_chain(100, seed=7)
         q = quantize_dynamic.quantize_model(chain, weight_type=weight_type)
