@@ -4,6 +4,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   math/broadcast.cc
   math/compare.cc
   math/cumsum.cc
+  math/dnnl_integer_matmul.cc
   math/dnnl_matmul.cc
   math/det.cc
   math/einsum.cc

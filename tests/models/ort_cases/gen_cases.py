@@ -26,6 +26,8 @@ Cases:
   dq_matmul_chain_50_int8, _uint8: the same for 50 MatMulInteger layers
   qlinear_conv_chain_12  12 QLinearConv layers (QOperator form; strided,
                      depthwise, grouped and 1x1): must equal ONNX Runtime exactly
+  qlinear_matmul_chain_12  12 QLinearMatMul layers (3-D A, per-column int8
+                     weight scales): must equal ONNX Runtime exactly
   qdq_conv_chain_20  20 statically quantized Conv layers in QDQ form (uint8
                      activations, per-channel int8 weights)
   qdq_conv_fused_20  the same in the form engines fuse (Relu outputs quantized
@@ -306,6 +308,42 @@ def qlinear_conv_chain(seed):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), x
 
 
+def qlinear_matmul_chain(layers, seed):
+    """QLinearMatMul x layers over x [2, 8, 48] (uint8 activations, int8
+    weights with per-column scales; 3-D A against 2-D B), between a
+    QuantizeLinear and a DequantizeLinear: int32 products requantized the same
+    way in both engines, so equal outputs."""
+    rng = np.random.default_rng(seed)
+    d = 48
+    x = rng.standard_normal((2, 8, d)).astype(np.float32)
+
+    def qparams(a):
+        lo, hi = min(float(a.min()), 0.0), max(float(a.max()), 0.0)
+        scale = np.float32((hi - lo) / 255.0 or 1.0)
+        return scale, np.uint8(np.clip(np.rint(-lo / scale), 0, 255))
+
+    s, z = qparams(x)
+    inits = [numpy_helper.from_array(np.array(s), "s_in"), numpy_helper.from_array(np.array(z), "z_in")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s_in", "z_in"], ["q_in"])]
+    act, cur = x, ["q_in", "s_in", "z_in"]
+    for i in range(layers):
+        w = (rng.standard_normal((d, d)) / np.sqrt(d)).astype(np.float32)
+        w_scale = (np.abs(w).max(axis=0) / 127).astype(np.float32)
+        w_q = np.clip(np.rint(w / w_scale), -127, 127).astype(np.int8)
+        act = np.maximum(act @ w, 0) if i % 2 else act @ w
+        y_s, y_z = qparams(act)
+        names = ["w%d" % i, "ws%d" % i, "wz%d" % i, "ys%d" % i, "yz%d" % i]
+        inits += [numpy_helper.from_array(w_q, names[0]), numpy_helper.from_array(w_scale, names[1]),
+                  numpy_helper.from_array(np.zeros(d, np.int8), names[2]), numpy_helper.from_array(np.array(y_s), names[3]),
+                  numpy_helper.from_array(np.array(y_z), names[4])]
+        nodes.append(helper.make_node("QLinearMatMul", cur + names, ["q%d" % i]))
+        cur = ["q%d" % i, names[3], names[4]]
+    nodes.append(helper.make_node("DequantizeLinear", cur, ["y"]))
+    graph = helper.make_graph(nodes, "qlinear_matmul_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8, d])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8, d])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), x
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cases")
     os.makedirs(root, exist_ok=True)
@@ -320,6 +358,8 @@ def main():
     write_case(root, "cnn_external_data", cnn, [(name, x)], {"atol": 1e-5, "rtol": 1e-4}, external=True)
     qlinear, lx = qlinear_conv_chain(seed=13)
     write_case(root, "qlinear_conv_chain_12", qlinear, [("x", lx)], {"atol": 0.0, "rtol": 0.0})
+    qmm, mx = qlinear_matmul_chain(12, seed=17)
+    write_case(root, "qlinear_matmul_chain_12", qmm, [("x", mx)], {"atol": 0.0, "rtol": 0.0})
     qdq, qx, step = qdq_conv_chain(20, seed=9)
     # Both engines run the float convolutions between Q/DQ pairs; a float
     # result within an ulp of a rounding midpoint may land one step apart.
