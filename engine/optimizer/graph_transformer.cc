@@ -14,6 +14,7 @@
 #include "optimizer/fuse_layer_norm.h"
 #include "optimizer/fuse_matmul_add.h"
 #include "optimizer/fuse_qdq_conv.h"
+#include "optimizer/fuse_qdq_matmul.h"
 
 namespace onyx {
 
@@ -111,7 +112,10 @@ std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(Optimization
   std::vector<std::unique_ptr<GraphTransformer>> passes;
   if (level == OptimizationLevel::kDisabled) return passes;
   // Before constant folding turns the weights' DequantizeLinear into floats.
-  if (level != OptimizationLevel::kBasic) passes.push_back(std::make_unique<FuseQdqConv>());
+  if (level != OptimizationLevel::kBasic) {
+    passes.push_back(std::make_unique<FuseQdqConv>());
+    passes.push_back(std::make_unique<FuseQdqMatMul>());
+  }
   passes.push_back(std::make_unique<EliminateIdentity>());
   passes.push_back(std::make_unique<EliminateDropout>());
   passes.push_back(std::make_unique<ConstantFolding>(evaluate));

@@ -26,7 +26,7 @@ import onnx
 from onnx import numpy_helper
 
 EXPECTED = ("cnn_external_data", "cnn_fp16", "cnn_fp16_weights", "cnn_shuffled", "dq_chain_100_int8",
-            "dq_chain_100_uint8", "dq_matmul_chain_50_int8", "dq_matmul_chain_50_uint8", "qdq_conv_chain_20", "qdq_conv_fused_20",
+            "dq_chain_100_uint8", "dq_matmul_chain_50_int8", "dq_matmul_chain_50_uint8", "qdq_conv_chain_20", "qdq_conv_fused_20", "qdq_matmul_fused_12",
             "qlinear_conv_chain_12", "qlinear_matmul_chain_12")
 MIN_REFERENCE_STD = 0.02
 

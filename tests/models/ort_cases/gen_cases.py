@@ -30,6 +30,8 @@ Cases:
                      weight scales): must equal ONNX Runtime exactly
   qdq_conv_chain_20  20 statically quantized Conv layers in QDQ form (uint8
                      activations, per-channel int8 weights)
+  qdq_matmul_fused_12  12 QDQ MatMuls (per-column int8 weights) recorded with
+                     ONNX Runtime's optimizations on (it runs QLinearMatMul)
   qdq_conv_fused_20  the same in the form engines fuse (Relu outputs quantized
                      with zero point 0, int32 biases), recorded with ONNX
                      Runtime's optimizations on; onyx at level `all` must equal it
@@ -344,6 +346,44 @@ def qlinear_matmul_chain(layers, seed):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), x
 
 
+def qdq_matmul_chain(layers, seed):
+    """QDQ-form MatMuls, as quantize_static writes a quantized transformer's
+    projections: Q -> DQ (uint8 activations) -> MatMul with int8 weights
+    behind DequantizeLinear (per-column scales, axis 1) -> Q -> ... -> DQ.
+    Every MatMul is read by its QuantizeLinear only: the groups engines fuse
+    into QLinearMatMul."""
+    rng = np.random.default_rng(seed)
+    d = 40
+    x = rng.standard_normal((1, 6, d)).astype(np.float32)
+    nodes, inits, act = [], [], x
+    cur = "x"
+    for i in range(layers):
+        lo, hi = min(float(act.min()), 0.0), max(float(act.max()), 0.0)
+        s = np.float32((hi - lo) / 255.0)
+        z = np.uint8(np.clip(np.rint(-lo / s), 0, 255))
+        w = (rng.standard_normal((d, d)) / np.sqrt(d)).astype(np.float32)
+        w_scale = (np.abs(w).max(axis=0) / 127).astype(np.float32)
+        w_q = np.clip(np.rint(w / w_scale), -127, 127).astype(np.int8)
+        inits += [numpy_helper.from_array(np.array(s), "s%d" % i), numpy_helper.from_array(np.array(z), "z%d" % i),
+                  numpy_helper.from_array(w_q, "wq%d" % i), numpy_helper.from_array(w_scale, "ws%d" % i),
+                  numpy_helper.from_array(np.zeros(d, np.int8), "wz%d" % i)]
+        nodes += [helper.make_node("QuantizeLinear", [cur, "s%d" % i, "z%d" % i], ["q%d" % i]),
+                  helper.make_node("DequantizeLinear", ["q%d" % i, "s%d" % i, "z%d" % i], ["dq%d" % i]),
+                  helper.make_node("DequantizeLinear", ["wq%d" % i, "ws%d" % i, "wz%d" % i], ["w%d" % i], axis=1),
+                  helper.make_node("MatMul", ["dq%d" % i, "w%d" % i], ["m%d" % i])]
+        act = act @ w
+        cur = "m%d" % i
+    lo, hi = min(float(act.min()), 0.0), max(float(act.max()), 0.0)
+    s = np.float32((hi - lo) / 255.0)
+    inits += [numpy_helper.from_array(np.array(s), "s_out"),
+              numpy_helper.from_array(np.array(np.uint8(np.clip(np.rint(-lo / s), 0, 255))), "z_out")]
+    nodes += [helper.make_node("QuantizeLinear", [cur, "s_out", "z_out"], ["q_out"]),
+              helper.make_node("DequantizeLinear", ["q_out", "s_out", "z_out"], ["y"])]
+    graph = helper.make_graph(nodes, "qdq_matmul_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6, d])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, d])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), x
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cases")
     os.makedirs(root, exist_ok=True)
@@ -358,6 +398,9 @@ def main():
     write_case(root, "cnn_external_data", cnn, [(name, x)], {"atol": 1e-5, "rtol": 1e-4}, external=True)
     qlinear, lx = qlinear_conv_chain(seed=13)
     write_case(root, "qlinear_conv_chain_12", qlinear, [("x", lx)], {"atol": 0.0, "rtol": 0.0})
+    qdq_mm, dx = qdq_matmul_chain(12, seed=23)
+    write_case(root, "qdq_matmul_fused_12", qdq_mm, [("x", dx)],
+               {"atol": 0.0, "rtol": 0.0, "ort_optimization": "all", "levels": ["all"]})
     qmm, mx = qlinear_matmul_chain(12, seed=17)
     write_case(root, "qlinear_matmul_chain_12", qmm, [("x", mx)], {"atol": 0.0, "rtol": 0.0})
     qdq, qx, step = qdq_conv_chain(20, seed=9)
