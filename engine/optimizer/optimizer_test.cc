@@ -376,5 +376,44 @@ TEST(FuseQdqConvTest, ReluThatQuantizationDoesNotImplyStays) {
   EXPECT_EQ(Count(h, "QLinearConv"), 0);
 }
 
+TEST(FuseQdqMatMulTest, QuantizedMatMulGroupRunsAsQLinearMatMul) {
+  // a_q [1, 2] = {12, 14} (scale 0.5, zero point 10) times int8 B [2, 2] =
+  // {1, -2; 3, 4} (scale 0.25): int32 {2*1 + 4*3, 2*-2 + 4*4} = {14, 12},
+  // * (0.5 * 0.25 / 0.25) = {7, 6}, + zero point 100 = {107, 106}.
+  ModelBuilder m(13);
+  m.Input("aq", DataType::kUint8, {1, 2}).Output("yq", DataType::kUint8, {1, 2});
+  Tensor b = Tensor::Allocate(DataType::kInt8, {2, 2});
+  const int8_t bv[4] = {1, -2, 3, 4};
+  std::copy(bv, bv + 4, b.mutable_data<int8_t>());
+  m.Initializer("bq", b);
+  auto scalar = [&](const char* name, DataType type, double v) {
+    Tensor t = Tensor::Allocate(type, {});
+    if (type == DataType::kFloat) t.mutable_data<float>()[0] = static_cast<float>(v);
+    if (type == DataType::kUint8) t.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(v);
+    m.Initializer(name, t);
+  };
+  scalar("as", DataType::kFloat, 0.5);
+  scalar("az", DataType::kUint8, 10);
+  scalar("bs", DataType::kFloat, 0.25);
+  scalar("ys", DataType::kFloat, 0.25);
+  scalar("yz", DataType::kUint8, 100);
+  m.Node("DequantizeLinear", {"aq", "as", "az"}, {"a"});
+  m.Node("DequantizeLinear", {"bq", "bs"}, {"b"});
+  m.Node("MatMul", {"a", "b"}, {"y"});
+  m.Node("QuantizeLinear", {"y", "ys", "yz"}, {"yq"});
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), SessionOptions());
+  ASSERT_TRUE(session.ok()) << session.status();
+  Tensor a = Tensor::Allocate(DataType::kUint8, {1, 2});
+  a.mutable_data<uint8_t>()[0] = 12;
+  a.mutable_data<uint8_t>()[1] = 14;
+  auto y = (*session)->Run(RunOptions(), {{"aq", Value(a)}}, {"yq"});
+  ASSERT_TRUE(y.ok()) << y.status();
+  const Tensor& t = (*y)[0].tensor();
+  EXPECT_EQ(std::vector<uint8_t>(t.data<uint8_t>(), t.data<uint8_t>() + 2), (std::vector<uint8_t>{107, 106}));
+  const auto h = (*session)->op_histogram();
+  EXPECT_EQ(Count(h, "QLinearMatMul"), 1);
+  EXPECT_EQ(Count(h, "MatMul") + Count(h, "DequantizeLinear") + Count(h, "QuantizeLinear"), 0);
+}
+
 }  // namespace
 }  // namespace onyx
