@@ -1,0 +1,102 @@
+// Tensor-family schemas of opsets 18-23: Split-18 (num_outputs).
+#include <numeric>
+
+#include "graph/schemas/schema_families.h"
+#include "onnx/defs/shape_inference.h"
+#include "onnx/defs/tensor_proto_util.h"
+
+namespace onyx::schemas {
+namespace {
+
+// Split-18: the sizes come from the `split` input or, new at 18, from
+// `num_outputs` (equal chunks of ceil(dim / n), the last one smaller); giving
+// both or neither is an error, as in ONNX's own inference.
+void InferSplit18(onnx::InferenceContext& ctx) {
+  const size_t n_out = ctx.getNumOutputs();
+  for (size_t i = 0; i < n_out; ++i) onnx::propagateElemTypeFromInputToOutput(ctx, 0, i);
+  const bool has_split = ctx.getNumInputs() > 1 && ctx.getInputType(1) != nullptr;
+  const onnx::AttributeProto* num_outputs = ctx.getAttribute("num_outputs");
+  if (has_split && num_outputs != nullptr) {
+    fail_shape_inference("Both 'split' input and 'num_outputs' attribute were given");
+  }
+  if (!has_split && num_outputs == nullptr) {
+    fail_shape_inference("Neither 'split' input nor 'num_outputs' attribute has been given");
+  }
+  if (num_outputs != nullptr && num_outputs->i() < 1) {
+    fail_shape_inference("Attribute 'num_outputs' value ", num_outputs->i(), " cannot be lower than 1");
+  }
+  if (num_outputs != nullptr && static_cast<size_t>(num_outputs->i()) != n_out) {
+    fail_shape_inference("Attribute 'num_outputs' (", num_outputs->i(), ") does not match the ", n_out, " outputs");
+  }
+  if (!onnx::hasNInputShapes(ctx, 1)) return;
+  const auto& shape = ctx.getInputType(0)->tensor_type().shape();
+  const int rank = shape.dim_size();
+  int64_t axis = onnx::getAttribute(ctx, "axis", 0);
+  if (axis < -rank || axis >= rank) {
+    fail_shape_inference("Invalid value of attribute 'axis'. Rank=", rank, " Value=", axis);
+  }
+  if (axis < 0) axis += rank;
+  auto set_outputs = [&](const std::vector<int64_t>* sizes) {
+    for (size_t i = 0; i < n_out; ++i) {
+      auto* out = ctx.getOutputType(i)->mutable_tensor_type()->mutable_shape();
+      *out = shape;
+      out->mutable_dim(static_cast<int>(axis))->Clear();
+      if (sizes != nullptr) out->mutable_dim(static_cast<int>(axis))->set_dim_value((*sizes)[i]);
+    }
+  };
+  const auto& split_dim = shape.dim(static_cast<int>(axis));
+  if (!split_dim.has_dim_value()) return set_outputs(nullptr);
+  const int64_t extent = split_dim.dim_value();
+  std::vector<int64_t> split;
+  if (has_split) {
+    const onnx::TensorProto* data = ctx.getInputData(1);
+    if (data == nullptr) return set_outputs(nullptr);
+    split = onnx::ParseData<int64_t>(data);
+    if (split.empty()) {  // as if omitted: equal parts, one per output
+      if (extent % static_cast<int64_t>(n_out) != 0) {
+        fail_shape_inference("Dimension ", extent, " of axis ", axis, " cannot be split evenly into ", n_out,
+                             " outputs");
+      }
+      split.assign(n_out, extent / static_cast<int64_t>(n_out));
+    }
+    if (split.size() != n_out) {
+      fail_shape_inference("Mismatch between number of splits (", split.size(), ") and outputs (", n_out, ")");
+    }
+    if (std::accumulate(split.begin(), split.end(), int64_t{0}) != extent) {
+      fail_shape_inference("Mismatch between the sum of 'split' and the split dimension of the input (", extent, ")");
+    }
+  } else {
+    const int64_t n = num_outputs->i();
+    const int64_t chunk = (extent + n - 1) / n;
+    const int64_t last = extent - chunk * (n - 1);
+    if (last <= 0) {
+      fail_shape_inference("Dimension ", extent, " of axis ", axis, " cannot be split into ", n, " chunks of ceil(",
+                           extent, "/", n, ") = ", chunk);
+    }
+    split.assign(n - 1, chunk);
+    split.push_back(last);
+  }
+  set_outputs(&split);
+}
+
+onnx::OpSchema Split18() {
+  onnx::OpSchema s("Split", __FILE__, __LINE__);
+  s.SetDomain("")
+      .SinceVersion(18)
+      .Attr("axis", "Axis to split on; negative counts from the back.", onnx::AttributeProto::INT,
+            static_cast<int64_t>(0))
+      .Attr("num_outputs", "Number of equal parts (the last smaller when the axis does not divide).",
+            onnx::AttributeProto::INT, /*required=*/false)
+      .Input(0, "input", "The tensor to split.", "T")
+      .Input(1, "split", "Length of each output along the axis.", "tensor(int64)", onnx::OpSchema::Optional)
+      .Output(0, "outputs", "The parts.", "T", onnx::OpSchema::Variadic, true, 1)
+      .TypeConstraint("T", onnx::OpSchema::all_tensor_types_with_bfloat(), "Any tensor type.")
+      .TypeAndShapeInferenceFunction(InferSplit18);
+  return s;
+}
+
+}  // namespace
+
+void RegisterTensorSchemas() { Register(Split18()); }
+
+}  // namespace onyx::schemas
