@@ -1,4 +1,5 @@
-// Tensor-family schemas of opsets 18-23: Split-18 (num_outputs).
+// Tensor-family schemas of opsets 18-23: Split-18 (num_outputs), Pad-18
+// (axes input) and Pad-19 (wrap mode).
 #include <numeric>
 
 #include "graph/schemas/schema_families.h"
@@ -7,6 +8,13 @@
 
 namespace onyx::schemas {
 namespace {
+
+// The values of a constant int32 or int64 tensor, as int64.
+std::vector<int64_t> ParseIndices(const onnx::TensorProto* data) {
+  if (data->data_type() != onnx::TensorProto::INT32) return onnx::ParseData<int64_t>(data);
+  const std::vector<int32_t> v = onnx::ParseData<int32_t>(data);
+  return std::vector<int64_t>(v.begin(), v.end());
+}
 
 // Split-18: the sizes come from the `split` input or, new at 18, from
 // `num_outputs` (equal chunks of ceil(dim / n), the last one smaller); giving
@@ -95,8 +103,75 @@ onnx::OpSchema Split18() {
   return s;
 }
 
+// Pad-18/19: output dims from the input dims and constant pads (and axes);
+// rank only when they are computed at run time.
+void InferPad(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasNInputShapes(ctx, 1)) return;
+  const auto& in = ctx.getInputType(0)->tensor_type().shape();
+  const int rank = in.dim_size();
+  auto* out = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  out->clear_dim();
+  for (int i = 0; i < rank; ++i) out->add_dim();
+  const onnx::TensorProto* pads_data = ctx.getInputData(1);
+  if (pads_data == nullptr) return;
+  std::vector<int64_t> axes;
+  const bool has_axes = ctx.getNumInputs() > 3 && ctx.getInputType(3) != nullptr;
+  if (has_axes) {
+    const onnx::TensorProto* axes_data = ctx.getInputData(3);
+    if (axes_data == nullptr) return;
+    axes = ParseIndices(axes_data);
+  } else {
+    for (int i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  const std::vector<int64_t> pads = onnx::ParseData<int64_t>(pads_data);
+  const size_t n = axes.size();
+  if (pads.size() != 2 * n) fail_shape_inference("pads has ", pads.size(), " entries, expected ", 2 * n);
+  std::vector<int64_t> begin(rank, 0), end(rank, 0);
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t a = axes[i];
+    if (a < -rank || a >= rank) fail_shape_inference("axis ", a, " is out of range for rank ", rank);
+    if (a < 0) a += rank;
+    if (seen[a]) fail_shape_inference("Axis ", a, " is referred to more than once.");
+    seen[a] = true;
+    begin[a] = pads[i];
+    end[a] = pads[i + n];
+  }
+  for (int i = 0; i < rank; ++i) {
+    const auto& d = in.dim(i);
+    if (d.has_dim_value()) {
+      out->mutable_dim(i)->set_dim_value(d.dim_value() + begin[i] + end[i]);
+    } else if (begin[i] == 0 && end[i] == 0) {
+      *out->mutable_dim(i) = d;
+    }
+  }
+}
+
+onnx::OpSchema Pad(int version) {
+  onnx::OpSchema s("Pad", __FILE__, __LINE__);
+  s.SetDomain("")
+      .SinceVersion(version)
+      .Attr("mode", version >= 19 ? "constant, reflect, edge or wrap." : "constant, reflect or edge.",
+            onnx::AttributeProto::STRING, std::string("constant"))
+      .Input(0, "data", "Input tensor.", "T")
+      .Input(1, "pads", "Begins then ends of the padded axes (int64); negative values crop.", "tensor(int64)")
+      .Input(2, "constant_value", "Scalar fill of constant mode (default 0).", "T", onnx::OpSchema::Optional)
+      .Input(3, "axes", "Axes that pads applies to (default all); negative counts from the back.", "Tind",
+             onnx::OpSchema::Optional)
+      .Output(0, "output", "Padded tensor.", "T")
+      .TypeConstraint("T", onnx::OpSchema::all_tensor_types_with_bfloat(), "Any tensor type.")
+      .TypeConstraint("Tind", {"tensor(int32)", "tensor(int64)"}, "Axes index types.")
+      .TypeAndShapeInferenceFunction(InferPad);
+  return s;
+}
+
 }  // namespace
 
-void RegisterTensorSchemas() { Register(Split18()); }
+void RegisterTensorSchemas() {
+  Register(Split18());
+  Register(Pad(18));
+  Register(Pad(19));
+}
 
 }  // namespace onyx::schemas

@@ -31,6 +31,7 @@ if(ONYX_BUILD_TESTS)
   add_executable(tensor_kernel_tests
     tensor/cast_test.cc
     tensor/copy_util_test.cc
+    tensor/pad_test.cc
     tensor/split_test.cc
     tensor/tensor_ops_test.cc
   )
