@@ -172,6 +172,7 @@ void RegisterTensorSchemas() {
   Register(Split18());
   Register(Pad(18));
   Register(Pad(19));
+  RegisterResizeSchemas();
 }
 
 }  // namespace onyx::schemas

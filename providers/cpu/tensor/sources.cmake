@@ -12,6 +12,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   tensor/random.cc
   tensor/reshape.cc
   tensor/resize.cc
+  tensor/resize_plan.cc
   tensor/reverse_sequence.cc
   tensor/scatter.cc
   tensor/sequence.cc
@@ -32,6 +33,7 @@ if(ONYX_BUILD_TESTS)
     tensor/cast_test.cc
     tensor/copy_util_test.cc
     tensor/pad_test.cc
+    tensor/resize_test.cc
     tensor/split_test.cc
     tensor/tensor_ops_test.cc
   )
