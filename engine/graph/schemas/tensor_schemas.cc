@@ -1,6 +1,8 @@
 // Tensor-family schemas of opsets 18-23: Split-18 (num_outputs), Pad-18
-// (axes input) and Pad-19 (wrap mode).
+// (axes input), Pad-19 (wrap mode) and ScatterElements/ScatterND-18 (max and
+// min reductions). Resize-18/19 live in resize_schemas.cc.
 #include <numeric>
+#include <string>
 
 #include "graph/schemas/schema_families.h"
 #include "onnx/defs/shape_inference.h"
@@ -166,6 +168,33 @@ onnx::OpSchema Pad(int version) {
   return s;
 }
 
+// ScatterElements-18 / ScatterND-18: reduction gains max and min; the output
+// is data's type and shape.
+onnx::OpSchema Scatter18(const char* name) {
+  const bool elements = std::string(name) == "ScatterElements";
+  onnx::OpSchema s(name, __FILE__, __LINE__);
+  s.SetDomain("")
+      .SinceVersion(18)
+      .Attr("reduction", "none, add, mul, max or min: how updates combine with data and each other.",
+            onnx::AttributeProto::STRING, std::string("none"))
+      .Input(0, "data", "Tensor to scatter into.", "T")
+      .Input(1, "indices", elements ? "Indices along axis, shaped like updates." : "Index tuples (last axis).",
+             elements ? "Tind" : "tensor(int64)")
+      .Input(2, "updates", "Values to scatter.", "T")
+      .Output(0, "output", "data with the updates applied.", "T")
+      .TypeConstraint("T", onnx::OpSchema::all_tensor_types_with_bfloat(), "Any tensor type.")
+      .TypeAndShapeInferenceFunction([](onnx::InferenceContext& ctx) {
+        onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+        if (onnx::hasNInputShapes(ctx, 1)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+      });
+  if (elements) {
+    s.Attr("axis", "Axis the indices refer to; negative counts from the back.", onnx::AttributeProto::INT,
+           static_cast<int64_t>(0))
+        .TypeConstraint("Tind", {"tensor(int32)", "tensor(int64)"}, "Index types.");
+  }
+  return s;
+}
+
 }  // namespace
 
 void RegisterTensorSchemas() {
@@ -173,6 +202,8 @@ void RegisterTensorSchemas() {
   Register(Pad(18));
   Register(Pad(19));
   RegisterResizeSchemas();
+  Register(Scatter18("ScatterElements"));
+  Register(Scatter18("ScatterND"));
 }
 
 }  // namespace onyx::schemas
