@@ -1,6 +1,7 @@
 // Tensor-family schemas of opsets 18-23: Split-18 (num_outputs), Pad-18
 // (axes input), Pad-19 (wrap mode) and ScatterElements/ScatterND-18 (max and
-// min reductions). Resize-18/19 live in resize_schemas.cc.
+// min reductions), Cast/CastLike-19 (saturate). Resize-18/19 live in
+// resize_schemas.cc.
 #include <numeric>
 #include <string>
 
@@ -195,6 +196,45 @@ onnx::OpSchema Scatter18(const char* name) {
   return s;
 }
 
+// Cast-19 / CastLike-19: the float8 types and `saturate`. onnx 1.12 cannot
+// name float8 in a type constraint, so the lists stay those of Cast-13 and
+// the kernels refuse float8 with a clear message (as they do the int4 and
+// float4 types of Cast-21/23, whose schemas are not registered: those
+// versions change nothing else).
+std::vector<std::string> CastTypes() {
+  std::vector<std::string> t = NumericTypes();
+  t.push_back("tensor(bool)");
+  t.push_back("tensor(string)");
+  return t;
+}
+
+onnx::OpSchema Cast19(bool like) {
+  onnx::OpSchema s(like ? "CastLike" : "Cast", __FILE__, __LINE__);
+  s.SetDomain("")
+      .SinceVersion(19)
+      .Attr("saturate", "float8 targets only: 1 clamps out-of-range values to the largest finite value.",
+            onnx::AttributeProto::INT, static_cast<int64_t>(1))
+      .Input(0, "input", "Tensor to cast.", "T1")
+      .TypeConstraint("T1", CastTypes(), "Source types.")
+      .TypeConstraint("T2", CastTypes(), "Target types.");
+  if (like) {
+    s.Input(1, "target_type", "Its element type is the target type.", "T2")
+        .Output(0, "output", "input converted to target_type's element type.", "T2")
+        .TypeAndShapeInferenceFunction([](onnx::InferenceContext& ctx) {
+          onnx::propagateElemTypeFromInputToOutput(ctx, 1, 0);
+          if (onnx::hasNInputShapes(ctx, 1)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+        });
+  } else {
+    s.Attr("to", "Target element type (a TensorProto.DataType value).", onnx::AttributeProto::INT)
+        .Output(0, "output", "input converted to 'to'.", "T2")
+        .TypeAndShapeInferenceFunction([](onnx::InferenceContext& ctx) {
+          onnx::propagateElemTypeFromAttributeToOutput(ctx, "to", 0);
+          if (onnx::hasNInputShapes(ctx, 1)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+        });
+  }
+  return s;
+}
+
 }  // namespace
 
 void RegisterTensorSchemas() {
@@ -204,6 +244,8 @@ void RegisterTensorSchemas() {
   RegisterResizeSchemas();
   Register(Scatter18("ScatterElements"));
   Register(Scatter18("ScatterND"));
+  Register(Cast19(false));
+  Register(Cast19(true));
 }
 
 }  // namespace onyx::schemas

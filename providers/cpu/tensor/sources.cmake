@@ -30,6 +30,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 # Unit tests of the tensor family (GTest; run by ctest as tensor_kernel_tests).
 if(ONYX_BUILD_TESTS)
   add_executable(tensor_kernel_tests
+    tensor/cast19_test.cc
     tensor/cast_test.cc
     tensor/copy_util_test.cc
     tensor/pad_test.cc
