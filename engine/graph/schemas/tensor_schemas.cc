@@ -1,7 +1,7 @@
 // Tensor-family schemas of opsets 18-23: Split-18 (num_outputs), Pad-18
 // (axes input), Pad-19 (wrap mode) and ScatterElements/ScatterND-18 (max and
-// min reductions), Cast/CastLike-19 (saturate). Resize-18/19 live in
-// resize_schemas.cc.
+// min reductions), Cast/CastLike-19 (saturate) and the new CenterCropPad-18 and
+// Col2Im-18. Resize-18/19 live in resize_schemas.cc.
 #include <numeric>
 #include <string>
 
@@ -235,6 +235,88 @@ onnx::OpSchema Cast19(bool like) {
   return s;
 }
 
+// CenterCropPad-18: the named axes (all by default) take the lengths of
+// `shape`, cropped or zero-padded around their centre.
+void InferCenterCropPad(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasNInputShapes(ctx, 1)) return;
+  const auto& in = ctx.getInputType(0)->tensor_type().shape();
+  const int rank = in.dim_size();
+  auto* out = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  *out = in;
+  std::vector<int64_t> axes;
+  if (!onnx::getRepeatedAttribute(ctx, "axes", axes)) {
+    for (int i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  const onnx::TensorProto* shape = ctx.getInputData(1);
+  std::vector<int64_t> lengths;
+  if (shape != nullptr) lengths = ParseIndices(shape);
+  if (shape != nullptr && lengths.size() != axes.size()) {
+    fail_shape_inference("shape has ", lengths.size(), " entries, expected ", axes.size());
+  }
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = axes[i];
+    if (a < -rank || a >= rank) fail_shape_inference("axes entry ", a, " is out of range for rank ", rank);
+    if (a < 0) a += rank;
+    out->mutable_dim(static_cast<int>(a))->Clear();
+    if (shape != nullptr) out->mutable_dim(static_cast<int>(a))->set_dim_value(lengths[i]);
+  }
+}
+
+onnx::OpSchema CenterCropPad18() {
+  onnx::OpSchema s("CenterCropPad", __FILE__, __LINE__);
+  s.SetDomain("")
+      .SinceVersion(18)
+      .Attr("axes", "Axes that shape refers to (default all); negative counts from the back.",
+            onnx::AttributeProto::INTS, /*required=*/false)
+      .Input(0, "input_data", "Input tensor.", "T")
+      .Input(1, "shape", "Output length of each named axis.", "Tind")
+      .Output(0, "output_data", "Cropped or padded tensor.", "T")
+      .TypeConstraint("T", onnx::OpSchema::all_tensor_types_with_bfloat(), "Any tensor type.")
+      .TypeConstraint("Tind", {"tensor(int32)", "tensor(int64)"}, "Length types.")
+      .TypeAndShapeInferenceFunction(InferCenterCropPad);
+  return s;
+}
+
+// Col2Im-18: [N, C * prod(block_shape), L] -> [N, C, image_shape...].
+void InferCol2Im(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  const onnx::TensorProto* image = ctx.getInputData(1);
+  const onnx::TensorProto* block = ctx.getInputData(2);
+  if (image == nullptr) return;
+  const std::vector<int64_t> image_dims = onnx::ParseData<int64_t>(image);
+  auto* out = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  out->clear_dim();
+  auto* n = out->add_dim();
+  auto* c = out->add_dim();
+  for (int64_t d : image_dims) out->add_dim()->set_dim_value(d);
+  if (!onnx::hasNInputShapes(ctx, 1)) return;
+  const auto& in = ctx.getInputType(0)->tensor_type().shape();
+  if (in.dim_size() != 3) fail_shape_inference("input must have rank 3, has ", in.dim_size());
+  *n = in.dim(0);
+  if (block == nullptr || !in.dim(1).has_dim_value()) return;
+  int64_t block_size = 1;
+  for (int64_t b : onnx::ParseData<int64_t>(block)) block_size *= b;
+  if (block_size > 0) c->set_dim_value(in.dim(1).dim_value() / block_size);
+}
+
+onnx::OpSchema Col2Im18() {
+  onnx::OpSchema s("Col2Im", __FILE__, __LINE__);
+  s.SetDomain("")
+      .SinceVersion(18)
+      .Attr("dilations", "Dilation per spatial axis (default 1).", onnx::AttributeProto::INTS, /*required=*/false)
+      .Attr("pads", "Padding per spatial axis, begins then ends (default 0).", onnx::AttributeProto::INTS,
+            /*required=*/false)
+      .Attr("strides", "Stride per spatial axis (default 1).", onnx::AttributeProto::INTS, /*required=*/false)
+      .Input(0, "input", "Columns [N, C * prod(block_shape), L].", "T")
+      .Input(1, "image_shape", "Spatial dims of the image.", "tensor(int64)")
+      .Input(2, "block_shape", "Spatial dims of a block.", "tensor(int64)")
+      .Output(0, "output", "Image [N, C, image_shape...].", "T")
+      .TypeConstraint("T", onnx::OpSchema::all_tensor_types_with_bfloat(), "Any tensor type.")
+      .TypeAndShapeInferenceFunction(InferCol2Im);
+  return s;
+}
+
 }  // namespace
 
 void RegisterTensorSchemas() {
@@ -246,6 +328,8 @@ void RegisterTensorSchemas() {
   Register(Scatter18("ScatterND"));
   Register(Cast19(false));
   Register(Cast19(true));
+  Register(CenterCropPad18());
+  Register(Col2Im18());
 }
 
 }  // namespace onyx::schemas

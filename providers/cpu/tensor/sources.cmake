@@ -1,5 +1,7 @@
 list(APPEND ONYX_CPU_KERNEL_SOURCES
   tensor/cast.cc
+  tensor/center_crop_pad.cc
+  tensor/col2im.cc
   tensor/concat_split.cc
   tensor/constant.cc
   tensor/copy_util.cc
@@ -32,6 +34,8 @@ if(ONYX_BUILD_TESTS)
   add_executable(tensor_kernel_tests
     tensor/cast19_test.cc
     tensor/cast_test.cc
+    tensor/center_crop_pad_test.cc
+    tensor/col2im_test.cc
     tensor/copy_util_test.cc
     tensor/pad_test.cc
     tensor/resize_test.cc

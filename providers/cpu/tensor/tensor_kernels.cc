@@ -5,6 +5,8 @@ namespace onyx {
 
 void RegisterTensorKernels(KernelRegistry& r) {
   RegisterCastKernels(r);
+  RegisterCenterCropPadKernels(r);
+  RegisterCol2ImKernels(r);
   RegisterConcatSplitKernels(r);
   RegisterConstantKernels(r);
   RegisterExpandTileKernels(r);
