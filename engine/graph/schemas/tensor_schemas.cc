@@ -1,7 +1,7 @@
 // Tensor-family schemas of opsets 18-23: Split-18 (num_outputs), Pad-18
 // (axes input), Pad-19 (wrap mode) and ScatterElements/ScatterND-18 (max and
 // min reductions), Cast/CastLike-19 (saturate) and the new CenterCropPad-18 and
-// Col2Im-18. Resize-18/19 live in resize_schemas.cc.
+// Col2Im-18, and Equal-19 (strings). Resize-18/19 live in resize_schemas.cc.
 #include <numeric>
 #include <string>
 
@@ -317,6 +317,30 @@ onnx::OpSchema Col2Im18() {
   return s;
 }
 
+// Equal-19: strings compare too.
+onnx::OpSchema Equal19() {
+  std::vector<std::string> types = NumericTypes();
+  types.push_back("tensor(bool)");
+  types.push_back("tensor(string)");
+  onnx::OpSchema s("Equal", __FILE__, __LINE__);
+  s.SetDomain("")
+      .SinceVersion(19)
+      .Input(0, "A", "First operand.", "T")
+      .Input(1, "B", "Second operand (broadcast with A).", "T")
+      .Output(0, "C", "A == B element-wise.", "T1")
+      .TypeConstraint("T", std::move(types), "Comparable types.")
+      .TypeConstraint("T1", {"tensor(bool)"}, "Result type.")
+      .TypeAndShapeInferenceFunction([](onnx::InferenceContext& ctx) {
+        onnx::updateOutputElemType(ctx, 0, onnx::TensorProto::BOOL);
+        if (onnx::hasNInputShapes(ctx, 2)) {
+          onnx::bidirectionalBroadcastShapeInference(ctx.getInputType(0)->tensor_type().shape(),
+                                                     ctx.getInputType(1)->tensor_type().shape(),
+                                                     *ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape());
+        }
+      });
+  return s;
+}
+
 }  // namespace
 
 void RegisterTensorSchemas() {
@@ -330,6 +354,7 @@ void RegisterTensorSchemas() {
   Register(Cast19(true));
   Register(CenterCropPad18());
   Register(Col2Im18());
+  Register(Equal19());
 }
 
 }  // namespace onyx::schemas

@@ -37,6 +37,7 @@ if(ONYX_BUILD_TESTS)
     tensor/center_crop_pad_test.cc
     tensor/col2im_test.cc
     tensor/copy_util_test.cc
+    tensor/opset23_test.cc
     tensor/pad_test.cc
     tensor/resize_test.cc
     tensor/scatter_test.cc
