@@ -69,6 +69,17 @@ TEST(Cast19Test, Float8TargetOrSourceIsRefusedAtLoad) {
                 {"Cast 'narrow'", "Cast at opset 19", "float8 types are not supported", "input 0 'x'"});
 }
 
+TEST(Cast19Test, Float8NoOpCastIsNotRemovedBeforeTheRefusal) {
+  ModelBuilder m(19);
+  m.Input("x", kFloat8E4M3, {2}).Output("z", kFloat8E4M3, {2});
+  *m.Node("Cast", {"x"}, {"y"}, "same").add_attribute() = IntAttr("to", 17);
+  m.Node("Identity", {"y"}, {"z"});
+  SessionOptions options;
+  options.model_name = "noop";
+  ExpectRefused(InferenceSession::CreateFromBytes(m.Serialize(), options).status(),
+                {"Cast 'same'", "float8 types are not supported"});
+}
+
 TEST(Cast19Test, Int4AndFloat4AreRefusedAtLoad) {
   ExpectRefused(BuildCast(21, DataType::kFloat, kInt4), {"Cast at opset 21", "int4/uint4 types are not supported"});
   ExpectRefused(BuildCast(23, DataType::kFloat, kFloat4), {"Cast at opset 23", "float4 types are not supported"});
