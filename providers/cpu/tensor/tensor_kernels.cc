@@ -1,5 +1,5 @@
-#include "providers/cpu/kernel_tables.h"
 #include "providers/cpu/tensor/tensor_kernels.h"
+#include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
 
