@@ -452,7 +452,10 @@ class Rewriter {
   }
 
   // Resize with constant scales or sizes and no region of interest: the
-  // per-axis factors are permuted like the data.
+  // per-axis factors are permuted like the data. Resize-18's antialias and
+  // keep_aspect_ratio_policy treat every axis alike (one filter per axis; one
+  // factor over all axes), so they permute too; its `axes` names NCHW axes,
+  // and such a node stays.
   bool ConvertResize(Node& n) {
     if (!IsOp(&n, "Resize") || n.since_version < 11 || !Mapped(n.inputs[0]) || n.inputs.size() < 3) return false;
     if (n.FindAttribute("axes") != nullptr) return false;

@@ -129,6 +129,27 @@ TEST(NhwcLayoutTest, ResizeRunsOnPermutedScalesAndSizes) {
   EXPECT_EQ(Count(c.after, "Transpose"), 2);
 }
 
+// Resize-18: an antialiased downscale filters each axis on its own, so it
+// runs on the permuted scales; one with `axes` names NCHW axes and stays.
+TEST(NhwcLayoutTest, AntialiasedResizeRunsChannelsLastAndAxesResizeStays) {
+  ModelBuilder m(18);
+  m.Input("x", DataType::kFloat, {1, 3, 12, 11}).Output("y", DataType::kFloat, {1, 4, 6, 10});
+  Conv(m, "x", "c1", 3, 4, 3, 41);
+  m.Initializer("scales", FloatTensor({4}, {1.f, 1.f, 0.5f, 0.45f}));
+  auto& down = m.Node("Resize", {"c1", "", "scales"}, {"down"});
+  *down.add_attribute() = StringAttr("mode", "cubic");
+  *down.add_attribute() = IntAttr("antialias", 1);
+  Conv(m, "down", "c2", 4, 4, 3, 43);
+  m.Initializer("sizes", Int64Tensor({1}, {10}));
+  auto& wide = m.Node("Resize", {"c2", "", "", "sizes"}, {"y"});
+  *wide.add_attribute() = StringAttr("mode", "linear");
+  *wide.add_attribute() = IntsAttr("axes", {3});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 12, 11}, 44))}});
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 2);
+  EXPECT_EQ(Count(c.after, "Resize"), 2);
+  EXPECT_EQ(Count(c.after, "Transpose"), 2);  // into the layout, and out before the axes Resize
+}
+
 // Learned upsampling between convolutions: stride-2 2x2 and grouped 3x3
 // with pads ConvTranspose run channels-last; one with output_padding stays.
 TEST(NhwcLayoutTest, ConvTransposeRunsChannelsLast) {

@@ -1,5 +1,8 @@
 // Comparisons (Equal, Less, LessOrEqual, Greater, GreaterOrEqual) and logical
-// ops (And, Or, Xor) with numpy broadcasting and bool outputs.
+// ops (And, Or, Xor) with numpy broadcasting and bool outputs. Equal also
+// compares strings (Equal-19).
+#include <string>
+
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/broadcast.h"
 #include "providers/cpu/math/element_util.h"
@@ -39,13 +42,15 @@ class Compare final : public OpKernel {
         BroadcastBinary<bool, bool>(af, bf, *c, [](bool x, bool y) { return Apply<op>(x, y); });
         return absl::OkStatus();
       });
+    } else if (op == Cmp::kEqual && af.type() == DataType::kString) {  // Equal-19
+      BroadcastBinary<std::string, bool>(af, bf, *c, [](const std::string& x, const std::string& y) { return x == y; });
     } else {
-      s = DispatchTypes<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
-                        bool>(af.type(), [&](auto tag) {
-        using T = decltype(tag);
-        BroadcastBinary<T, bool>(af, bf, *c, [](T x, T y) { return Apply<op>(x, y); });
-        return absl::OkStatus();
-      });
+      s = DispatchTypes<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, bool>(
+          af.type(), [&](auto tag) {
+            using T = decltype(tag);
+            BroadcastBinary<T, bool>(af, bf, *c, [](T x, T y) { return Apply<op>(x, y); });
+            return absl::OkStatus();
+          });
     }
     if (!s.ok()) return ctx.Error(s.message());
     return s;

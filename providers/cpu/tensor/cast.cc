@@ -176,11 +176,55 @@ absl::Status DispatchCastable(DataType type, Fn&& fn) {
                        uint64_t, bool, std::string>(type, std::forward<Fn>(fn));
 }
 
+// The element types of opsets 19-24 that neither onyx nor the onnx library
+// it links knows: their family ("float8", ...) and name; false for others.
+bool UnsupportedType(int64_t elem_type, const char** family, const char** name) {
+  static constexpr struct {
+    int64_t type;
+    const char* family;
+    const char* name;
+  } kTypes[] = {{17, "float8", "float8e4m3fn"},   {18, "float8", "float8e4m3fnuz"}, {19, "float8", "float8e5m2"},
+                {20, "float8", "float8e5m2fnuz"}, {21, "int4/uint4", "uint4"},      {22, "int4/uint4", "int4"},
+                {23, "float4", "float4e2m1"},     {24, "float8", "float8e8m0"}};
+  for (const auto& t : kTypes) {
+    if (t.type == elem_type) {
+      *family = t.family;
+      *name = t.name;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Cast-19 and CastLike-19 add the float8 types (and `saturate`, which only
+// they use), 21 the 4-bit integers, 23 float4. Casts to or from those are
+// refused when the session is built, naming the node, the op at the
+// model's opset and the type, rather than failing at run time.
+absl::Status CheckCastTypes(const OpKernelInfo& info, int64_t to) {
+  const Node& node = info.node();
+  const char *family, *name;
+  auto refuse = [&](absl::string_view what) {
+    return info.Error(absl::StrCat(node.op_type, " at opset ", info.graph().OpsetFor(node.domain), ": ", family,
+                                   " types are not supported (", what, " is ", name, ")"));
+  };
+  if (UnsupportedType(to, &family, &name)) return refuse("attribute 'to'");
+  for (int i = 0; i < std::min(info.InputCount(), 2); ++i) {
+    if (UnsupportedType(static_cast<int64_t>(info.InputType(i)), &family, &name)) {
+      return refuse(absl::StrCat("input ", i, " '", node.inputs[i], "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 class Cast final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
-    if (info.node().op_type == "CastLike") return std::unique_ptr<OpKernel>(new Cast(DataType::kUndefined));
+    if (info.node().op_type == "CastLike") {
+      RETURN_IF_ERROR(CheckCastTypes(info, 0));
+      return std::unique_ptr<OpKernel>(new Cast(DataType::kUndefined));
+    }
     ASSIGN_OR_RETURN(int64_t to, info.Attr<int64_t>("to"));
+    RETURN_IF_ERROR(CheckCastTypes(info, to));
     if (!IsValidDataType(static_cast<int32_t>(to))) {
       return info.Error(absl::StrCat("attribute 'to' = ", to, " is not a valid element type"));
     }
@@ -235,8 +279,8 @@ absl::StatusOr<Tensor> ScalarOf(DataType type, double value) {
 }
 
 void RegisterCastKernels(KernelRegistry& r) {
-  r.Register(KernelDefBuilder("Cast").Since(6).Build(), MakeFactory<Cast>());
-  r.Register(KernelDefBuilder("CastLike").Since(15).Build(), MakeFactory<Cast>());
+  r.Register(KernelDefBuilder("Cast").Since(6, 19).Build(), MakeFactory<Cast>());
+  r.Register(KernelDefBuilder("CastLike").Since(15, 19).Build(), MakeFactory<Cast>());
 }
 
 }  // namespace onyx

@@ -1,8 +1,8 @@
 // Concat and Split: both move contiguous runs of (axis extent x inner size)
 // elements per outer index.
+#include "common/parallel_for.h"
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
-#include "common/parallel_for.h"
 #include "providers/cpu/tensor/copy_util.h"
 #include "providers/cpu/tensor/input_util.h"
 #include "providers/cpu/tensor/tensor_kernels.h"
@@ -64,8 +64,28 @@ class Concat final : public OpKernel {
 
 class Split final : public OpKernel {
  public:
-  explicit Split(const OpKernelInfo& info)
-      : axis_(info.AttrOr<int64_t>("axis", 0)), split_attr_(info.AttrOr<std::vector<int64_t>>("split", {})) {}
+  // Split-18 takes its sizes from exactly one of the split input and
+  // num_outputs; ONNX's inference refuses neither and both, and so does ONNX
+  // Runtime, so they are refused here rather than guessed at.
+  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
+    auto kernel = std::unique_ptr<Split>(new Split(info));
+    if (info.node().since_version < 18) return std::unique_ptr<OpKernel>(std::move(kernel));
+    const bool has_split = info.HasInput(1);
+    if (info.HasAttr("num_outputs")) {
+      kernel->num_outputs_ = info.AttrOr<int64_t>("num_outputs", 0);
+      if (has_split) return info.Error("Split-18 has both the 'split' input and the 'num_outputs' attribute");
+      if (kernel->num_outputs_ < 1) {
+        return info.Error(absl::StrCat("num_outputs ", kernel->num_outputs_, " is lower than 1"));
+      }
+      if (kernel->num_outputs_ != info.OutputCount()) {
+        return info.Error(absl::StrCat("num_outputs ", kernel->num_outputs_, " does not match the node's ",
+                                       info.OutputCount(), " outputs"));
+      }
+    } else if (!has_split) {
+      return info.Error("Split-18 has neither the 'split' input nor the 'num_outputs' attribute");
+    }
+    return std::unique_ptr<OpKernel>(std::move(kernel));
+  }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
     RETURN_IF_ERROR(CheckTensorInputs(ctx, 1));
@@ -82,10 +102,12 @@ class Split final : public OpKernel {
       absl::Status st = ReadInt64s(*s, "input 'split'", &split);
       if (!st.ok()) return ctx.Error(st.message());
     }
-    if (split.empty()) {
+    if (split.empty() && num_outputs_ > 0) {
+      RETURN_IF_ERROR(ChunksOf(ctx, extent, axis, &split));
+    } else if (split.empty()) {
       if (extent % n_out != 0) {
-        return ctx.Error(absl::StrCat("axis ", axis, " of size ", extent, " cannot be split evenly into ", n_out,
-                                      " outputs"));
+        return ctx.Error(
+            absl::StrCat("axis ", axis, " of size ", extent, " cannot be split evenly into ", n_out, " outputs"));
       }
       split.assign(n_out, extent / n_out);
     }
@@ -119,15 +141,33 @@ class Split final : public OpKernel {
   }
 
  private:
+  explicit Split(const OpKernelInfo& info)
+      : axis_(info.AttrOr<int64_t>("axis", 0)), split_attr_(info.AttrOr<std::vector<int64_t>>("split", {})) {}
+
+  // Split-18's num_outputs: chunks of ceil(extent / n), the last one what is
+  // left, which must not be empty (ONNX Runtime refuses that too).
+  absl::Status ChunksOf(const OpKernelContext& ctx, int64_t extent, int64_t axis, std::vector<int64_t>* split) const {
+    const int64_t chunk = (extent + num_outputs_ - 1) / num_outputs_;
+    const int64_t last = extent - chunk * (num_outputs_ - 1);
+    if (last <= 0) {
+      return ctx.Error(absl::StrCat("axis ", axis, " of size ", extent, " cannot be split into ", num_outputs_,
+                                    " chunks of ", chunk, " (the last would be empty)"));
+    }
+    split->assign(num_outputs_ - 1, chunk);
+    split->push_back(last);
+    return absl::OkStatus();
+  }
+
   int64_t axis_;
   std::vector<int64_t> split_attr_;
+  int64_t num_outputs_ = 0;  // 0 when absent (or before opset 18)
 };
 
 }  // namespace
 
 void RegisterConcatSplitKernels(KernelRegistry& r) {
   r.Register(KernelDefBuilder("Concat").Since(1).Build(), MakeFactory<Concat>());
-  r.Register(KernelDefBuilder("Split").Since(1, 17).Build(), MakeFactory<Split>());
+  r.Register(KernelDefBuilder("Split").Since(1, 18).Build(), MakeFactory<Split>());
 }
 
 }  // namespace onyx

@@ -1,6 +1,7 @@
-// Pad: constant (fill, then one strided copy of the kept region), reflect and
-// edge (a per-axis coordinate map). Pads come from the attribute before opset
-// 11 and from inputs after; negative pads crop.
+// Pad: constant (fill, then one strided copy of the kept region), reflect,
+// edge and wrap (a per-axis coordinate map). Pads come from the attribute
+// before opset 11 and from inputs after; from 18 an optional `axes` input
+// names the axes they apply to. Negative pads crop.
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/tensor/cast.h"
@@ -11,7 +12,7 @@
 namespace onyx {
 namespace {
 
-enum class PadMode { kConstant, kReflect, kEdge };
+enum class PadMode { kConstant, kReflect, kEdge, kWrap };
 
 class Pad final : public OpKernel {
  public:
@@ -21,7 +22,9 @@ class Pad final : public OpKernel {
     if (mode == "constant") kernel->mode_ = PadMode::kConstant;
     else if (mode == "reflect") kernel->mode_ = PadMode::kReflect;
     else if (mode == "edge") kernel->mode_ = PadMode::kEdge;
-    else return info.Error(absl::StrCat("mode '", mode, "' is not one of constant, reflect, edge"));
+    // wrap is Pad-19's; ONNX Runtime accepts it at every version, so do we.
+    else if (mode == "wrap") kernel->mode_ = PadMode::kWrap;
+    else return info.Error(absl::StrCat("mode '", mode, "' is not one of constant, reflect, edge, wrap"));
     kernel->from_attrs_ = info.node().since_version < 11;
     if (kernel->from_attrs_) {
       kernel->pads_ = info.AttrOr<std::vector<int64_t>>("pads", {});
@@ -39,6 +42,7 @@ class Pad final : public OpKernel {
       RETURN_IF_ERROR(CheckTensorInputs(ctx, 2));
       absl::Status s = ReadInt64s(*ctx.Input(1), "input 'pads'", &pads);
       if (!s.ok()) return ctx.Error(s.message());
+      if (ctx.node().since_version >= 18 && ctx.Input(3) != nullptr) RETURN_IF_ERROR(PadsForAxes(ctx, rank, &pads));
     }
     if (static_cast<int64_t>(pads.size()) != 2 * rank) {
       return ctx.Error(absl::StrCat("pads has ", pads.size(), " entries, expected ", 2 * rank, " for rank ", rank));
@@ -49,8 +53,8 @@ class Pad final : public OpKernel {
       if (out_dims[a] < 0) {
         return ctx.Error(absl::StrCat("pads ", DimsToString(pads), " crop axis ", a, " below zero"));
       }
-      if (mode_ != PadMode::kConstant && x.dims()[a] == 0 && out_dims[a] > 0) {
-        return ctx.Error(absl::StrCat("cannot pad the empty axis ", a, " in reflect/edge mode"));
+      if (mode_ != PadMode::kConstant && KeptLength(x.dims()[a], pads[a], pads[a + rank]) == 0 && out_dims[a] > 0) {
+        return ctx.Error(absl::StrCat("cannot pad the empty axis ", a, " in reflect/edge/wrap mode"));
       }
     }
     RETURN_IF_ERROR(CheckOutputDims(ctx, out_dims));
@@ -63,7 +67,13 @@ class Pad final : public OpKernel {
       maps[a].resize(out_dims[a]);
       for (int64_t o = 0; o < out_dims[a]; ++o) {
         int64_t i = o - pads[a];
-        if (mode_ == PadMode::kEdge || dim == 1) {
+        if (mode_ == PadMode::kWrap) {
+          // Wraps around the kept region [crop_begin, dim - crop_end), as
+          // ONNX Runtime does; numpy's pad(mode='wrap') when nothing is cropped.
+          const int64_t crop_begin = std::max<int64_t>(-pads[a], 0);
+          const int64_t kept = KeptLength(dim, pads[a], pads[a + rank]);
+          i = crop_begin + (((i - crop_begin) % kept) + kept) % kept;
+        } else if (mode_ == PadMode::kEdge || dim == 1) {
           i = std::clamp<int64_t>(i, 0, dim - 1);
         } else {
           const int64_t period = 2 * (dim - 1);
@@ -79,6 +89,37 @@ class Pad final : public OpKernel {
 
  private:
   Pad() = default;
+
+  // Elements of an axis of size `dim` left after negative pads crop it.
+  static int64_t KeptLength(int64_t dim, int64_t begin, int64_t end) {
+    return std::max<int64_t>(dim - std::max<int64_t>(-begin, 0) - std::max<int64_t>(-end, 0), 0);
+  }
+
+  // Pad-18's axes input: `pads` holds the begins then the ends of those axes
+  // only; rewrites it to the full 2 * rank form, zero on the other axes.
+  static absl::Status PadsForAxes(const OpKernelContext& ctx, int64_t rank, std::vector<int64_t>* pads) {
+    std::vector<int64_t> axes;
+    absl::Status s = ReadInt64s(*ctx.Input(3), "input 'axes'", &axes);
+    if (!s.ok()) return ctx.Error(s.message());
+    const size_t n = axes.size();
+    if (pads->size() != 2 * n) {
+      return ctx.Error(absl::StrCat("pads has ", pads->size(), " entries, expected ", 2 * n, " for ", n, " axes"));
+    }
+    std::vector<int64_t> full(2 * rank, 0);
+    std::vector<bool> seen(rank, false);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t axis = axes[i];
+      if (!NormalizeAxis(axis, rank)) {
+        return ctx.Error(absl::StrCat("axes entry ", axes[i], " is out of range for rank ", rank));
+      }
+      if (seen[axis]) return ctx.Error(absl::StrCat("axes names axis ", axis, " more than once"));
+      seen[axis] = true;
+      full[axis] = (*pads)[i];
+      full[axis + rank] = (*pads)[i + n];
+    }
+    *pads = std::move(full);
+    return absl::OkStatus();
+  }
 
   absl::Status PadConstant(OpKernelContext& ctx, const Tensor& x, const std::vector<int64_t>& pads, Tensor& y) const {
     const int64_t rank = x.rank();
@@ -120,7 +161,7 @@ class Pad final : public OpKernel {
 }  // namespace
 
 void RegisterPadKernels(KernelRegistry& r) {
-  r.Register(KernelDefBuilder("Pad").Since(2, 17).Build(), MakeFactory<Pad>());
+  r.Register(KernelDefBuilder("Pad").Since(2, 19).Build(), MakeFactory<Pad>());
 }
 
 }  // namespace onyx

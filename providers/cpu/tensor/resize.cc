@@ -1,11 +1,11 @@
-// Resize (opsets 10, 11, 13) and the deprecated Upsample (7, 9).
+// Resize (opsets 10, 11, 13, 18, 19) and the deprecated Upsample (7, 9).
 //
-// Each axis gets a 1-D plan mapping output coordinates to input coordinates
-// (per coordinate_transformation_mode) and, for linear/cubic, to a few
-// (index, weight) taps chosen exactly as the ONNX reference does (nearest
-// taps of an edge-padded axis, ties to the lower index). Nearest mode is a
-// pure gather (any element type); linear and cubic apply the taps one axis at
-// a time, which equals the reference's tensor-product interpolation.
+// Each axis gets a 1-D plan (resize_plan.h) mapping output coordinates to
+// input taps. Nearest mode is a pure gather (any element type); linear and
+// cubic apply the taps one axis at a time, which equals the reference's
+// tensor-product interpolation. Resize-18 adds `axes` (scales, sizes and roi
+// name only those axes), keep_aspect_ratio_policy (one factor for all the
+// named axes of `sizes`) and antialias.
 #include <cmath>
 
 #include "common/parallel_for.h"
@@ -14,157 +14,12 @@
 #include "providers/cpu/tensor/cast.h"
 #include "providers/cpu/tensor/copy_util.h"
 #include "providers/cpu/tensor/input_util.h"
+#include "providers/cpu/tensor/resize_plan.h"
 #include "providers/cpu/tensor/tensor_kernels.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace onyx {
 namespace {
-
-enum class Mode { kNearest, kLinear, kCubic };
-enum class Coord { kHalfPixel, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kTfHalfPixelForNn, kTfCropAndResize };
-enum class Rounding { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
-
-struct ResizeAttrs {
-  Mode mode = Mode::kNearest;
-  Coord coord = Coord::kHalfPixel;
-  Rounding rounding = Rounding::kRoundPreferFloor;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-  double extrapolation = 0.0;
-};
-
-// The taps of one axis: output j reads idx[first[j] .. first[j+1]) with
-// weights w, or the extrapolation value when outside[j].
-struct AxisPlan {
-  std::vector<int64_t> first, idx;
-  std::vector<double> w;
-  std::vector<uint8_t> outside;
-  bool any_outside = false;
-};
-
-absl::StatusOr<ResizeAttrs> ParseAttrs(const OpKernelInfo& info) {
-  ResizeAttrs a;
-  const bool legacy = info.node().op_type == "Upsample" || info.node().since_version < 11;
-  const std::string mode = info.AttrOr<std::string>("mode", "nearest");
-  if (mode == "nearest") a.mode = Mode::kNearest;
-  else if (mode == "linear" || mode == "bilinear" || mode == "trilinear") a.mode = Mode::kLinear;
-  else if (mode == "cubic" && !legacy) a.mode = Mode::kCubic;
-  else return info.Error(absl::StrCat("mode '", mode, "' is not supported"));
-  if (legacy) {
-    a.coord = Coord::kAsymmetric;
-    a.rounding = Rounding::kSimple;
-    return a;
-  }
-  const std::string coord = info.AttrOr<std::string>("coordinate_transformation_mode", "half_pixel");
-  static const std::pair<const char*, Coord> kCoords[] = {{"half_pixel", Coord::kHalfPixel},
-                                                          {"pytorch_half_pixel", Coord::kPytorchHalfPixel},
-                                                          {"align_corners", Coord::kAlignCorners},
-                                                          {"asymmetric", Coord::kAsymmetric},
-                                                          {"tf_half_pixel_for_nn", Coord::kTfHalfPixelForNn},
-                                                          {"tf_crop_and_resize", Coord::kTfCropAndResize}};
-  bool found = false;
-  for (const auto& [name, value] : kCoords) {
-    if (coord == name) a.coord = value, found = true;
-  }
-  if (!found) return info.Error(absl::StrCat("coordinate_transformation_mode '", coord, "' is not supported"));
-  const std::string rounding = info.AttrOr<std::string>("nearest_mode", "round_prefer_floor");
-  if (rounding == "round_prefer_floor") a.rounding = Rounding::kRoundPreferFloor;
-  else if (rounding == "round_prefer_ceil") a.rounding = Rounding::kRoundPreferCeil;
-  else if (rounding == "floor") a.rounding = Rounding::kFloor;
-  else if (rounding == "ceil") a.rounding = Rounding::kCeil;
-  else return info.Error(absl::StrCat("nearest_mode '", rounding, "' is not supported"));
-  a.cubic_a = info.AttrOr<float>("cubic_coeff_a", -0.75f);
-  a.exclude_outside = info.AttrOr<int64_t>("exclude_outside", 0) != 0;
-  a.extrapolation = info.AttrOr<float>("extrapolation_value", 0.0f);
-  return a;
-}
-
-// Input coordinate of output coordinate x; `outside` set for tf_crop_and_resize
-// coordinates beyond the input.
-double OriginalCoordinate(const ResizeAttrs& a, double x, double scale, int64_t in, double roi_start, double roi_end,
-                          bool* outside) {
-  const double out_width = scale * static_cast<double>(in);
-  *outside = false;
-  switch (a.coord) {
-    case Coord::kHalfPixel: return (x + 0.5) / scale - 0.5;
-    case Coord::kPytorchHalfPixel: return out_width == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-    case Coord::kAlignCorners: return out_width == 1 ? 0.0 : x * (in - 1) / (out_width - 1);
-    case Coord::kAsymmetric: return x / scale;
-    case Coord::kTfHalfPixelForNn: return (x + 0.5) / scale;
-    case Coord::kTfCropAndResize: {
-      double v = out_width == 1 ? (roi_end - roi_start) * (in - 1) / 2
-                                : x * (roi_end - roi_start) * (in - 1) / (out_width - 1);
-      v += roi_start * (in - 1);
-      *outside = v < 0 || v > in - 1;
-      return v;
-    }
-  }
-  return 0;
-}
-
-int64_t NearestIndex(Rounding r, double x, double scale) {
-  const double fl = std::floor(x);
-  if (x == fl) return static_cast<int64_t>(fl);
-  const double ratio = x - fl;
-  switch (r) {
-    case Rounding::kRoundPreferFloor: return static_cast<int64_t>(ratio <= 0.5 ? fl : fl + 1);
-    case Rounding::kRoundPreferCeil: return static_cast<int64_t>(ratio < 0.5 ? fl : fl + 1);
-    case Rounding::kFloor: return static_cast<int64_t>(fl);
-    case Rounding::kCeil: return static_cast<int64_t>(fl + 1);
-    case Rounding::kSimple: return scale < 1 ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(x);
-  }
-  return 0;
-}
-
-void Coefficients(const ResizeAttrs& a, double ratio, std::vector<double>* c) {
-  if (a.mode == Mode::kLinear) {
-    *c = {1 - ratio, ratio};
-    return;
-  }
-  const double A = a.cubic_a, r = ratio, s = 1 - ratio;
-  *c = {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A, ((A + 2) * r - (A + 3)) * r * r + 1,
-        ((A + 2) * s - (A + 3)) * s * s + 1, ((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A};
-}
-
-AxisPlan PlanAxis(const ResizeAttrs& a, int64_t in, int64_t out, double scale, double roi_start, double roi_end) {
-  AxisPlan p;
-  p.first.push_back(0);
-  std::vector<double> c;
-  for (int64_t j = 0; j < out; ++j) {
-    bool outside;
-    const double x = OriginalCoordinate(a, static_cast<double>(j), scale, in, roi_start, roi_end, &outside);
-    p.outside.push_back(outside);
-    p.any_outside |= outside;
-    if (a.mode == Mode::kNearest) {
-      p.idx.push_back(std::clamp<int64_t>(NearestIndex(a.rounding, x, scale), 0, in - 1));
-      p.w.push_back(1.0);
-    } else if (!outside) {
-      const double fl = std::floor(x);
-      const bool integral = x == fl;
-      const double ratio = integral ? 1.0 : x - fl;
-      Coefficients(a, ratio, &c);
-      const int64_t n = static_cast<int64_t>(c.size()), pad = (n + 1) / 2;
-      // The reference takes the n taps nearest to x on the axis padded by
-      // `pad` edge copies; far outside, the window stops at the padding.
-      int64_t start = static_cast<int64_t>(fl) - n / 2 + (integral ? 0 : 1);
-      start = std::clamp<int64_t>(start, -pad, in + pad - n);
-      double sum = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        const int64_t i = start + k;
-        if (a.exclude_outside && (i < 0 || i >= in)) c[k] = 0;
-        sum += c[k];
-      }
-      for (int64_t k = 0; k < n; ++k) {
-        const double w = a.exclude_outside && sum != 0 ? c[k] / sum : c[k];
-        if (w == 0) continue;
-        p.idx.push_back(std::clamp<int64_t>(start + k, 0, in - 1));
-        p.w.push_back(w);
-      }
-    }
-    p.first.push_back(static_cast<int64_t>(p.idx.size()));
-  }
-  return p;
-}
 
 // One interpolation pass along `axis` of a [outer, in, inner] buffer.
 template <typename C>
@@ -191,7 +46,7 @@ void InterpolateAxis(const AxisPlan& p, const C* src, C* dst, int64_t outer, int
 class Resize final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
-    ASSIGN_OR_RETURN(ResizeAttrs attrs, ParseAttrs(info));
+    ASSIGN_OR_RETURN(ResizeAttrs attrs, ParseResizeAttrs(info));
     auto k = std::unique_ptr<Resize>(new Resize(attrs));
     const std::string& op = info.node().op_type;
     const int v = info.node().since_version;
@@ -213,48 +68,8 @@ class Resize final : public OpKernel {
     const Tensor& x = *ctx.Input(0);
     const int64_t rank = x.rank();
     std::vector<double> scales, roi;
-    Dims out_dims(rank);
-    const Tensor* sizes = sizes_input_ >= 0 ? ctx.Input(sizes_input_) : nullptr;
-    const Tensor* scales_t = scales_input_ >= 0 ? ctx.Input(scales_input_) : nullptr;
-    if (sizes != nullptr && sizes->num_elements() > 0) {
-      std::vector<int64_t> sz;
-      absl::Status s = ReadInt64s(*sizes, "input 'sizes'", &sz);
-      if (!s.ok()) return ctx.Error(s.message());
-      if (static_cast<int64_t>(sz.size()) != rank) {
-        return ctx.Error(absl::StrCat("sizes has ", sz.size(), " entries but the input has rank ", rank));
-      }
-      for (int64_t a = 0; a < rank; ++a) {
-        if (sz[a] < 0) return ctx.Error(absl::StrCat("sizes[", a, "] = ", sz[a], " is negative"));
-        out_dims[a] = sz[a];
-        scales.push_back(x.dims()[a] == 0 ? 1.0 : static_cast<double>(sz[a]) / static_cast<double>(x.dims()[a]));
-      }
-    } else {
-      if (scales_t != nullptr) {
-        RETURN_IF_ERROR(ReadDoubles(ctx, *scales_t, "scales", &scales));
-      } else {
-        scales.assign(scales_attr_.begin(), scales_attr_.end());
-      }
-      if (static_cast<int64_t>(scales.size()) != rank) {
-        return ctx.Error(absl::StrCat("scales has ", scales.size(), " entries but the input has rank ", rank,
-                                      " (and no sizes were given)"));
-      }
-      for (int64_t a = 0; a < rank; ++a) {
-        if (!(scales[a] > 0)) return ctx.Error(absl::StrCat("scales[", a, "] = ", scales[a], " must be positive"));
-        const double size = std::floor(static_cast<double>(x.dims()[a]) * scales[a]);
-        if (!(size < static_cast<double>(int64_t{1} << 48))) {
-          return ctx.Error(absl::StrCat("scales[", a, "] = ", scales[a], " makes the output too large"));
-        }
-        out_dims[a] = static_cast<int64_t>(size);
-      }
-    }
-    if (attrs_.coord == Coord::kTfCropAndResize) {
-      const Tensor* roi_t = roi_input_ >= 0 ? ctx.Input(roi_input_) : nullptr;
-      if (roi_t != nullptr && roi_t->num_elements() > 0) RETURN_IF_ERROR(ReadDoubles(ctx, *roi_t, "roi", &roi));
-      if (static_cast<int64_t>(roi.size()) != 2 * rank) {
-        return ctx.Error(
-            absl::StrCat("tf_crop_and_resize needs roi with ", 2 * rank, " entries, received ", roi.size()));
-      }
-    }
+    Dims out_dims;
+    RETURN_IF_ERROR(Geometry(ctx, x, &scales, &out_dims, &roi));
     RETURN_IF_ERROR(CheckOutputDims(ctx, out_dims));
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, x.type()));
     if (y->num_elements() == 0) return absl::OkStatus();
@@ -264,7 +79,7 @@ class Resize final : public OpKernel {
       const double rs = roi.empty() ? 0 : roi[a], re = roi.empty() ? 1 : roi[a + rank];
       plans[a] = PlanAxis(attrs_, x.dims()[a], out_dims[a], scales[a], rs, re);
     }
-    if (attrs_.mode == Mode::kNearest) return Nearest(ctx, x, plans, *y);
+    if (attrs_.mode == ResizeMode::kNearest) return Nearest(ctx, x, plans, *y);
     return DispatchTypes<float, double, Half, BFloat16, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
                          uint64_t>(x.type(), [&](auto tag) {
       using T = decltype(tag);
@@ -274,7 +89,109 @@ class Resize final : public OpKernel {
   }
 
  private:
-  explicit Resize(ResizeAttrs attrs) : attrs_(attrs) {}
+  explicit Resize(ResizeAttrs attrs) : attrs_(std::move(attrs)) {}
+
+  // The axes that sizes, scales and roi describe: Resize-18's `axes`
+  // (negative counts from the back, no repeats) or every axis.
+  absl::StatusOr<std::vector<int64_t>> NamedAxes(const OpKernelContext& ctx, int64_t rank) const {
+    std::vector<int64_t> axes = attrs_.axes;
+    if (axes.empty()) {
+      for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+      return axes;
+    }
+    std::vector<bool> seen(rank, false);
+    for (int64_t& a : axes) {
+      const int64_t given = a;
+      if (!NormalizeAxis(a, rank)) {
+        return ctx.Error(absl::StrCat("axes entry ", given, " is out of range for rank ", rank));
+      }
+      if (seen[a]) return ctx.Error(absl::StrCat("axes names axis ", a, " more than once"));
+      seen[a] = true;
+    }
+    return axes;
+  }
+
+  // Output dims, per-axis scales and (tf_crop_and_resize) the full-rank roi
+  // from the inputs: sizes win over scales; axes not named keep their size
+  // with scale 1 and the whole of their extent as roi.
+  absl::Status Geometry(const OpKernelContext& ctx, const Tensor& x, std::vector<double>* scales, Dims* out_dims,
+                        std::vector<double>* roi) const {
+    const int64_t rank = x.rank();
+    ASSIGN_OR_RETURN(std::vector<int64_t> axes, NamedAxes(ctx, rank));
+    const size_t n = axes.size();
+    const std::string expected =
+        attrs_.axes.empty() ? absl::StrCat("the input's rank ", rank) : absl::StrCat("the ", n, " axes");
+    scales->assign(rank, 1.0);
+    *out_dims = x.dims();
+    const Tensor* sizes = sizes_input_ >= 0 ? ctx.Input(sizes_input_) : nullptr;
+    const Tensor* scales_t = scales_input_ >= 0 ? ctx.Input(scales_input_) : nullptr;
+    if (sizes != nullptr && sizes->num_elements() > 0) {
+      std::vector<int64_t> sz;
+      absl::Status s = ReadInt64s(*sizes, "input 'sizes'", &sz);
+      if (!s.ok()) return ctx.Error(s.message());
+      if (sz.size() != n) return ctx.Error(absl::StrCat("sizes has ", sz.size(), " entries, expected ", expected));
+      for (size_t i = 0; i < n; ++i) {
+        if (sz[i] < 0) return ctx.Error(absl::StrCat("sizes[", i, "] = ", sz[i], " is negative"));
+        const int64_t in = x.dims()[axes[i]];
+        (*out_dims)[axes[i]] = sz[i];
+        (*scales)[axes[i]] = in == 0 ? 1.0 : static_cast<double>(sz[i]) / static_cast<double>(in);
+      }
+      if (attrs_.policy != AspectPolicy::kStretch) KeepAspectRatio(x.dims(), axes, scales, out_dims);
+    } else {
+      std::vector<double> given;
+      if (scales_t != nullptr) {
+        RETURN_IF_ERROR(ReadDoubles(ctx, *scales_t, "scales", &given));
+      } else {
+        given.assign(scales_attr_.begin(), scales_attr_.end());
+      }
+      if (given.size() != n) {
+        return ctx.Error(
+            absl::StrCat("scales has ", given.size(), " entries, expected ", expected, " (and no sizes were given)"));
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (!(given[i] > 0)) return ctx.Error(absl::StrCat("scales[", i, "] = ", given[i], " must be positive"));
+        const double size = std::floor(static_cast<double>(x.dims()[axes[i]]) * given[i]);
+        if (!(size < static_cast<double>(int64_t{1} << 48))) {
+          return ctx.Error(absl::StrCat("scales[", i, "] = ", given[i], " makes the output too large"));
+        }
+        (*out_dims)[axes[i]] = static_cast<int64_t>(size);
+        (*scales)[axes[i]] = given[i];
+      }
+    }
+    if (attrs_.coord == ResizeCoord::kTfCropAndResize) {
+      const Tensor* roi_t = roi_input_ >= 0 ? ctx.Input(roi_input_) : nullptr;
+      std::vector<double> given;
+      if (roi_t != nullptr && roi_t->num_elements() > 0) RETURN_IF_ERROR(ReadDoubles(ctx, *roi_t, "roi", &given));
+      if (given.size() != 2 * n) {
+        return ctx.Error(absl::StrCat("tf_crop_and_resize needs roi with ", 2 * n, " entries (twice ", expected,
+                                      "), received ", given.size()));
+      }
+      roi->assign(2 * rank, 0.0);
+      std::fill(roi->begin() + rank, roi->end(), 1.0);
+      for (size_t i = 0; i < n; ++i) {
+        (*roi)[axes[i]] = given[i];
+        (*roi)[axes[i] + rank] = given[i + n];
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // keep_aspect_ratio_policy: one factor for every named axis, the smallest
+  // (not_larger) or largest (not_smaller) of size / input, and sizes
+  // round(factor * input). In float, as ONNX Runtime computes it, so that
+  // the rounding of the sizes agrees.
+  void KeepAspectRatio(const Dims& in, const std::vector<int64_t>& axes, std::vector<double>* scales, Dims* out) const {
+    const bool not_larger = attrs_.policy == AspectPolicy::kNotLarger;
+    float factor = not_larger ? std::numeric_limits<float>::max() : std::numeric_limits<float>::min();
+    for (int64_t a : axes) {
+      const float r = in[a] == 0 ? 1.0f : static_cast<float>((*out)[a]) / static_cast<float>(in[a]);
+      factor = not_larger ? std::min(factor, r) : std::max(factor, r);
+    }
+    for (int64_t a : axes) {
+      (*scales)[a] = factor;
+      (*out)[a] = static_cast<int64_t>(std::round(factor * static_cast<float>(in[a])));
+    }
+  }
 
   static absl::Status ReadDoubles(const OpKernelContext& ctx, const Tensor& t, absl::string_view what,
                                   std::vector<double>* out) {
@@ -385,7 +302,12 @@ class Resize final : public OpKernel {
       if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) a[i] = ToFloat(in[i]);
       else a[i] = static_cast<C>(in[i]);
     }
-    for (int64_t axis = 0; axis < rank; ++axis) {
+    // Antialiased passes run from the last axis to the first and, for
+    // integers, round after each pass, as ONNX Runtime's do (it keeps the
+    // intermediate image in the element type), so integer results agree.
+    const bool antialias = attrs_.antialias;
+    for (int64_t step = 0; step < rank; ++step) {
+      const int64_t axis = antialias ? rank - 1 - step : step;
       const AxisPlan& p = plans[axis];
       const int64_t out = y.dims()[axis];
       if (IsIdentity(p, cur[axis], out)) continue;
@@ -396,6 +318,17 @@ class Resize final : public OpKernel {
       InterpolateAxis<C>(p, a.data(), b.data(), outer, cur[axis], out, inner, static_cast<C>(attrs_.extrapolation));
       cur[axis] = out;
       a.swap(b);
+      if constexpr (std::is_integral_v<T>) {
+        if (antialias) {
+          for (C& v : a) {
+            // Pillow's 8-bit arithmetic rounds halves up; ONNX Runtime's
+            // int32 path uses std::round.
+            v = sizeof(T) == 1 ? std::floor(v + C(0.5)) : std::round(v);
+            v = std::clamp<C>(v, static_cast<C>(std::numeric_limits<T>::lowest()),
+                              static_cast<C>(std::numeric_limits<T>::max()));
+          }
+        }
+      }
     }
     T* o = y.mutable_data<T>();
     for (int64_t i = 0; i < y.num_elements(); ++i) {
@@ -420,7 +353,7 @@ class Resize final : public OpKernel {
 }  // namespace
 
 void RegisterResizeKernels(KernelRegistry& r) {
-  r.Register(KernelDefBuilder("Resize").Since(10, 17).Build(), MakeFactory<Resize>());
+  r.Register(KernelDefBuilder("Resize").Since(10, 19).Build(), MakeFactory<Resize>());
   r.Register(KernelDefBuilder("Upsample").Since(7, 9).Build(), MakeFactory<Resize>());
 }
 

@@ -58,8 +58,8 @@ absl::Status ApplyUpdates(Reduction reduction, const Tensor& updates, Tensor& ou
     }
     return absl::OkStatus();
   }
-  return DispatchTypes<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
-                       Half, BFloat16>(out.type(), [&](auto tag) {
+  return DispatchTypes<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, Half,
+                       BFloat16>(out.type(), [&](auto tag) {
     using T = decltype(tag);
     const T* u = updates.data<T>();
     T* o = out.mutable_data<T>();
@@ -133,8 +133,8 @@ class ScatterND final : public OpKernel {
     }
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, data.dims(), data.type()));
     CopyElements(data.type(), data.raw(), 0, y->mutable_raw(), 0, data.num_elements());
-    absl::Status s = ApplyUpdates(reduction_, updates, *y, ix.count(), ix.slice_size,
-                                  [&](int64_t i) { return ix.offsets[i]; });
+    absl::Status s =
+        ApplyUpdates(reduction_, updates, *y, ix.count(), ix.slice_size, [&](int64_t i) { return ix.offsets[i]; });
     return s.ok() ? s : ctx.Error(s.message());
   }
 
@@ -147,8 +147,8 @@ class ScatterND final : public OpKernel {
 
 void RegisterScatterKernels(KernelRegistry& r) {
   r.Register(KernelDefBuilder("Scatter").Since(9, 10).Build(), MakeFactory<ScatterElements>());
-  r.Register(KernelDefBuilder("ScatterElements").Since(11).Build(), MakeFactory<ScatterElements>());
-  r.Register(KernelDefBuilder("ScatterND").Since(11).Build(), MakeFactory<ScatterND>());
+  r.Register(KernelDefBuilder("ScatterElements").Since(11, 18).Build(), MakeFactory<ScatterElements>());
+  r.Register(KernelDefBuilder("ScatterND").Since(11, 18).Build(), MakeFactory<ScatterND>());
 }
 
 }  // namespace onyx

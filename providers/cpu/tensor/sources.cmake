@@ -1,5 +1,7 @@
 list(APPEND ONYX_CPU_KERNEL_SOURCES
   tensor/cast.cc
+  tensor/center_crop_pad.cc
+  tensor/col2im.cc
   tensor/concat_split.cc
   tensor/constant.cc
   tensor/copy_util.cc
@@ -12,6 +14,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   tensor/random.cc
   tensor/reshape.cc
   tensor/resize.cc
+  tensor/resize_plan.cc
   tensor/reverse_sequence.cc
   tensor/scatter.cc
   tensor/sequence.cc
@@ -29,8 +32,16 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 # Unit tests of the tensor family (GTest; run by ctest as tensor_kernel_tests).
 if(ONYX_BUILD_TESTS)
   add_executable(tensor_kernel_tests
+    tensor/cast19_test.cc
     tensor/cast_test.cc
+    tensor/center_crop_pad_test.cc
+    tensor/col2im_test.cc
     tensor/copy_util_test.cc
+    tensor/opset23_test.cc
+    tensor/pad_test.cc
+    tensor/resize_test.cc
+    tensor/scatter_test.cc
+    tensor/split_test.cc
     tensor/tensor_ops_test.cc
   )
   target_link_libraries(tensor_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util

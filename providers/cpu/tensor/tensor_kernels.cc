@@ -1,10 +1,12 @@
-#include "providers/cpu/kernel_tables.h"
 #include "providers/cpu/tensor/tensor_kernels.h"
+#include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
 
 void RegisterTensorKernels(KernelRegistry& r) {
   RegisterCastKernels(r);
+  RegisterCenterCropPadKernels(r);
+  RegisterCol2ImKernels(r);
   RegisterConcatSplitKernels(r);
   RegisterConstantKernels(r);
   RegisterExpandTileKernels(r);

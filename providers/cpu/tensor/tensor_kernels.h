@@ -6,6 +6,8 @@
 namespace onyx {
 
 void RegisterCastKernels(KernelRegistry& registry);              // cast.cc
+void RegisterCenterCropPadKernels(KernelRegistry& registry);     // center_crop_pad.cc
+void RegisterCol2ImKernels(KernelRegistry& registry);            // col2im.cc
 void RegisterConcatSplitKernels(KernelRegistry& registry);       // concat_split.cc
 void RegisterConstantKernels(KernelRegistry& registry);          // constant.cc
 void RegisterExpandTileKernels(KernelRegistry& registry);        // expand_tile.cc
