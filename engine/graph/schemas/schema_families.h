@@ -11,6 +11,8 @@
 namespace onyx::schemas {
 
 void RegisterReduceSchemas();  // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
+void RegisterNnSchemas();      // nn_schemas.cc: GroupNormalization, Mish, pools, DeformConv, Gelu, Bitwise*
+void RegisterGridSchemas();    // grid_schemas.cc: GridSample-20/22, AffineGrid-20 (called by RegisterNnSchemas)
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);

@@ -26,6 +26,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 # Unit tests of the math family (GTest; run by ctest as math_kernel_tests).
 if(ONYX_BUILD_TESTS)
   add_executable(math_kernel_tests
+    math/activation_test.cc
     math/dnnl_matmul_test.cc
     math/math_ops_test.cc
     math/reduce_plan_test.cc
