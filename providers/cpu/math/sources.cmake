@@ -9,6 +9,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   math/einsum.cc
   math/element_util.cc
   math/elementwise.cc
+  math/gelu.cc
   math/gemm.cc
   math/gemm_util.cc
   math/math_kernels.cc
