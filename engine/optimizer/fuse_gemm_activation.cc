@@ -3,6 +3,15 @@
 #include "graph/op_domains.h"
 
 namespace onyx {
+namespace {
+
+// Gelu-20 with approximate = none (its default).
+bool IsErfGelu(const Node& n) {
+  auto it = n.attributes.find("approximate");
+  return it == n.attributes.end() || it->second.s() == "none";
+}
+
+}  // namespace
 
 absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
   bool changed = false;
@@ -15,9 +24,10 @@ absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
     const ValueInfo* out = graph.FindValueInfo(product->outputs[0]);
     if (out == nullptr || out->type != DataType::kFloat) continue;
     Node* relu = SoleConsumer(graph, product->outputs[0]);
-    // FusedMatMul also takes the GELU that FuseGelu writes (oneDNN runs it
-    // as a post-op); FusedGemm takes Relu only.
-    const bool gelu = fused_matmul && relu != nullptr && relu->domain == kOnyxDomain && relu->op_type == "Gelu";
+    // FusedMatMul also takes the GELU that FuseGelu writes and Gelu-20's
+    // erf form (oneDNN runs it as a post-op); FusedGemm takes Relu only.
+    const bool gelu = fused_matmul && relu != nullptr && relu->op_type == "Gelu" &&
+                      (relu->domain == kOnyxDomain || (relu->domain.empty() && IsErfGelu(*relu)));
     if (!IsOp(relu, "Relu") && !gelu) continue;
     auto fused = std::make_unique<Node>();
     if (gemm) {

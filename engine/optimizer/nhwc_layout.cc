@@ -87,7 +87,8 @@ bool IsUnaryElementwise(const Node& n) {
                                              "Ceil",      "Round",
                                              "Sin",       "Cos",
                                              "Mish",      "ThresholdedRelu",
-                                             "Sign",      "Identity"};
+                                             "Sign",      "Identity",
+                                             "Gelu"};
   if (n.domain == kOnyxDomain) return n.op_type == "Gelu";
   return n.domain.empty() && kOps.count(n.op_type) > 0;
 }

@@ -279,6 +279,23 @@ TEST(OptimizerTest, FusesGeluIntoFusedMatMul) {
   EXPECT_EQ(Count(c.after, "FusedMatMul"), 1);
 }
 
+// Gelu-20's erf form is the same post-op; its tanh form is not and stays.
+TEST(OptimizerTest, FusesOpset20ErfGeluIntoFusedMatMul) {
+  for (const char* approximate : {"none", "tanh"}) {
+    ModelBuilder m(20);
+    m.Input("x", DataType::kFloat, {2, 5, 8}).Output("y", DataType::kFloat, {2, 5, 6});
+    m.Initializer("w", RandomFloatTensor({8, 6}, 34));
+    m.Initializer("b", RandomFloatTensor({6}, 35));
+    m.Node("MatMul", {"x", "w"}, {"xw"});
+    m.Node("Add", {"xw", "b"}, {"h"});
+    *m.Node("Gelu", {"h"}, {"y"}).add_attribute() = testing::StringAttr("approximate", approximate);
+    auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 5, 8}, 36))}});
+    const bool erf = std::string(approximate) == "none";
+    EXPECT_EQ(Total(c.after), erf ? 1 : 2) << approximate;
+    EXPECT_EQ(Count(c.after, "Gelu"), erf ? 0 : 1) << approximate;
+  }
+}
+
 TEST(OptimizerTest, FusesDecomposedLayerNorm) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {3, 16}).Output("y", DataType::kFloat, {3, 16});

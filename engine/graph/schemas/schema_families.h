@@ -13,6 +13,8 @@ namespace onyx::schemas {
 void RegisterReduceSchemas();  // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
 void RegisterTensorSchemas();  // tensor_schemas.cc: Split, Pad, Resize, Scatter*, Cast, CenterCropPad, Col2Im
 void RegisterResizeSchemas();  // resize_schemas.cc: Resize-18/19 (called by RegisterTensorSchemas)
+void RegisterNnSchemas();      // nn_schemas.cc: GroupNormalization, Mish, pools, DeformConv, Gelu, Bitwise*
+void RegisterGridSchemas();    // grid_schemas.cc: GridSample-20/22, AffineGrid-20 (called by RegisterNnSchemas)
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);

@@ -1,5 +1,5 @@
-#include "providers/cpu/kernel_tables.h"
 #include "providers/cpu/math/math_kernels.h"
+#include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
 
@@ -11,6 +11,7 @@ void RegisterMathKernels(KernelRegistry& r) {
   RegisterDetKernels(r);
   RegisterEinsumKernels(r);
   RegisterElementwiseKernels(r);
+  RegisterGelu20Kernels(r);
   RegisterGemmKernels(r);
   RegisterMatMulKernels(r);
   RegisterQuantMatMulKernels(r);

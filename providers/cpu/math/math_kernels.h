@@ -12,6 +12,7 @@ void RegisterCumSumKernels(KernelRegistry& registry);       // cumsum.cc
 void RegisterDetKernels(KernelRegistry& registry);          // det.cc
 void RegisterEinsumKernels(KernelRegistry& registry);       // einsum.cc
 void RegisterElementwiseKernels(KernelRegistry& registry);  // elementwise.cc
+void RegisterGelu20Kernels(KernelRegistry& registry);       // gelu.cc
 void RegisterGemmKernels(KernelRegistry& registry);         // gemm.cc
 void RegisterMatMulKernels(KernelRegistry& registry);       // matmul.cc
 void RegisterQuantMatMulKernels(KernelRegistry& registry);  // quant_matmul.cc

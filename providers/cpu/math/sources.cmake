@@ -10,6 +10,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   math/einsum.cc
   math/element_util.cc
   math/elementwise.cc
+  math/gelu.cc
   math/gemm.cc
   math/gemm_util.cc
   math/math_kernels.cc
@@ -27,6 +28,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 # Unit tests of the math family (GTest; run by ctest as math_kernel_tests).
 if(ONYX_BUILD_TESTS)
   add_executable(math_kernel_tests
+    math/activation_test.cc
     math/dnnl_matmul_test.cc
     math/math_ops_test.cc
     math/reduce_plan_test.cc

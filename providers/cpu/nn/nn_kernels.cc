@@ -1,5 +1,5 @@
-#include "providers/cpu/kernel_tables.h"
 #include "providers/cpu/nn/nn_kernels.h"
+#include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
 
@@ -10,6 +10,7 @@ void RegisterNnKernels(KernelRegistry& r) {
   RegisterDepthToSpaceKernels(r);
   RegisterDropoutKernels(r);
   RegisterGridSampleKernels(r);
+  RegisterGroupNormKernels(r);
   RegisterGruKernels(r);
   RegisterImageScalerKernels(r);
   RegisterLocalNormKernels(r);

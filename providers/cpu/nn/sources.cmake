@@ -10,6 +10,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   nn/packed_weights.cc
   nn/dropout.cc
   nn/grid_sample.cc
+  nn/group_norm.cc
   nn/gru.cc
   nn/image_scaler.cc
   nn/local_norm.cc
@@ -31,6 +32,7 @@ if(ONYX_BUILD_TESTS)
     nn/dnnl_conv_integer_test.cc
     nn/dnnl_conv_test.cc
     nn/dnnl_support_test.cc
+    nn/group_norm_test.cc
     nn/nn_ops_test.cc
     nn/packed_weights_test.cc
   )
