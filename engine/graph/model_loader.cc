@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/unsupported_types.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
@@ -137,6 +138,10 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
                                                  " is newer than the supported ", kMaxSupportedOpset));
   }
   RETURN_IF_ERROR(ApplyOverrides(model, options));
+  // Before the checker, which would reject these types without naming the node.
+  if (absl::Status s = CheckElementTypes(model.graph(), loaded.opsets); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(ModelLabel(options), ": ", s.message()));
+  }
 
   try {
     if (HasExternalData(model.graph()) && !options.model_path.empty() && options.input_shape_overrides.empty()) {

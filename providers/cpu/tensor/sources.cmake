@@ -31,6 +31,7 @@ if(ONYX_BUILD_TESTS)
   add_executable(tensor_kernel_tests
     tensor/cast_test.cc
     tensor/copy_util_test.cc
+    tensor/quantize_test.cc
     tensor/tensor_ops_test.cc
   )
   target_link_libraries(tensor_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
