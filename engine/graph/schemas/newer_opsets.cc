@@ -52,6 +52,7 @@ void RegisterNewerOpsetSchemas() {
     RaiseDefaultDomainRange();
     schemas::RegisterReduceSchemas();
     schemas::RegisterQuantSchemas();
+    schemas::RegisterLlmSchemas();
   });
 }
 
