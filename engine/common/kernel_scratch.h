@@ -18,9 +18,11 @@ namespace onyx {
 
 enum ScratchSlot : int {
   kScratchIm2Col = 0,
-  kScratchConvSource,  // an input reordered into a primitive's layout
-  kScratchConvResult,  // a primitive's output before its reorder back
-  kScratchPrimitive,   // a oneDNN primitive's own scratchpad
+  kScratchConvSource,         // an input reordered into a primitive's layout
+  kScratchConvResult,         // a primitive's output before its reorder back
+  kScratchPrimitive,          // a oneDNN primitive's own scratchpad
+  kScratchAttentionOperands,  // Attention's Q, K, V and Y in head-major float
+  kScratchAttentionScores,    // Attention's score rows
   kScratchSlots
 };
 

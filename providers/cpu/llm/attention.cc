@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/kernel_scratch.h"
 #include "common/parallel_for.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/llm/attention_shape.h"
@@ -58,6 +59,24 @@ absl::Status StoreOutput(OpKernelContext& ctx, int i, const Tensor& value, DataT
   ASSIGN_OR_RETURN(Tensor converted, ConvertNumeric(value, type));
   std::memcpy(out->mutable_raw(), converted.raw(), out->byte_size());
   return absl::OkStatus();
+}
+
+// Writes Y ([B, Hq, S, Dv] float) as output 0 of `type`: as is for 4-D
+// inputs, as [B, S, Hq * Dv] for 3-D ones.
+absl::Status StoreY(OpKernelContext& ctx, const AttentionShape& s, const Tensor& y, DataType type) {
+  if (!s.three_d) return StoreOutput(ctx, 0, y, type);
+  Tensor y3 = Tensor::Allocate(DataType::kFloat, {s.batch, s.q_seq, s.q_heads * s.v_head});
+  const float* src = y.data<float>();
+  float* dst = y3.mutable_data<float>();
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t h = 0; h < s.q_heads; ++h) {
+      for (int64_t i = 0; i < s.q_seq; ++i) {
+        std::memcpy(dst + ((b * s.q_seq + i) * s.q_heads + h) * s.v_head,
+                    src + ((b * s.q_heads + h) * s.q_seq + i) * s.v_head, s.v_head * sizeof(float));
+      }
+    }
+  }
+  return StoreOutput(ctx, 0, y3, type);
 }
 
 // The attention mask as float (bool: 0 where true, -inf where false), with its
@@ -117,10 +136,20 @@ class Attention final : public OpKernel {
       ASSIGN_OR_RETURN(MaskView view, ReadMask(ctx, *m, s));
       mask = std::move(view);
     }
-    // Q as [B, Hq, S, D]; present key and value as [B, Hk, total, D or Dv].
-    Tensor qf = Tensor::Allocate(DataType::kFloat, {s.batch, s.q_heads, s.q_seq, s.head});
-    Tensor kf = Tensor::Allocate(DataType::kFloat, {s.batch, s.kv_heads, s.total, s.head});
-    Tensor vf = Tensor::Allocate(DataType::kFloat, {s.batch, s.kv_heads, s.total, s.v_head});
+    // Q as [B, Hq, S, D]; present key and value as [B, Hk, total, D or Dv];
+    // Y as [B, Hq, S, Dv]. Per-thread scratch: buffers this size, fresh on
+    // every run, would pay their page faults every time.
+    const Dims q_dims = {s.batch, s.q_heads, s.q_seq, s.head};
+    const Dims k_dims = {s.batch, s.kv_heads, s.total, s.head};
+    const Dims v_dims = {s.batch, s.kv_heads, s.total, s.v_head};
+    const Dims y_dims = {s.batch, s.q_heads, s.q_seq, s.v_head};
+    const int64_t q_n = NumElements(q_dims), k_n = NumElements(k_dims), v_n = NumElements(v_dims);
+    float* operands = KernelScratch<float>(kScratchAttentionOperands, q_n + k_n + v_n + NumElements(y_dims));
+    if (operands == nullptr) return absl::ResourceExhaustedError(ctx.node().Label() + ": no memory for operands");
+    Tensor qf = Tensor::Wrap(DataType::kFloat, q_dims, operands);
+    Tensor kf = Tensor::Wrap(DataType::kFloat, k_dims, operands + q_n);
+    Tensor vf = Tensor::Wrap(DataType::kFloat, v_dims, operands + q_n + k_n);
+    Tensor yf = Tensor::Wrap(DataType::kFloat, y_dims, operands + q_n + k_n + v_n);
     {
       ASSIGN_OR_RETURN(Tensor q32, ConvertNumeric(q, DataType::kFloat));
       ASSIGN_OR_RETURN(Tensor k32, ConvertNumeric(k, DataType::kFloat));
@@ -139,31 +168,24 @@ class Attention final : public OpKernel {
                    0);
       }
     }
+    // qk_matmul_output is written in place when it is float.
     const bool want_qk = ctx.OutputCount() > 3 && ctx.OutputRequested(3);
     Tensor qk_out;
-    if (want_qk) qk_out = Tensor::Allocate(DataType::kFloat, {s.batch, s.q_heads, s.q_seq, s.total});
-    Tensor yf = Tensor::Allocate(DataType::kFloat, {s.batch, s.q_heads, s.q_seq, s.v_head});
+    if (want_qk) {
+      const Dims qk_dims = {s.batch, s.q_heads, s.q_seq, s.total};
+      if (q.type() == DataType::kFloat) {
+        ASSIGN_OR_RETURN(Tensor * out, ctx.Output(3, qk_dims, DataType::kFloat));
+        qk_out = *out;
+      } else {
+        qk_out = Tensor::Allocate(DataType::kFloat, qk_dims);
+      }
+    }
     RETURN_IF_ERROR(Run(s, qf.data<float>(), kf.data<float>(), vf.data<float>(), mask ? &*mask : nullptr,
                         want_qk ? qk_out.mutable_data<float>() : nullptr, yf.mutable_data<float>()));
-    if (s.three_d) {
-      // [B, Hq, S, Dv] -> [B, S, Hq * Dv]
-      Tensor y3 = Tensor::Allocate(DataType::kFloat, {s.batch, s.q_seq, s.q_heads * s.v_head});
-      const float* src = yf.data<float>();
-      float* dst = y3.mutable_data<float>();
-      for (int64_t b = 0; b < s.batch; ++b) {
-        for (int64_t h = 0; h < s.q_heads; ++h) {
-          for (int64_t i = 0; i < s.q_seq; ++i) {
-            std::memcpy(dst + ((b * s.q_seq + i) * s.q_heads + h) * s.v_head,
-                        src + ((b * s.q_heads + h) * s.q_seq + i) * s.v_head, s.v_head * sizeof(float));
-          }
-        }
-      }
-      yf = y3;
-    }
-    RETURN_IF_ERROR(StoreOutput(ctx, 0, yf, q.type()));
+    RETURN_IF_ERROR(StoreY(ctx, s, yf, q.type()));
     if (ctx.OutputCount() > 1 && ctx.OutputRequested(1)) RETURN_IF_ERROR(StoreOutput(ctx, 1, kf, k.type()));
     if (ctx.OutputCount() > 2 && ctx.OutputRequested(2)) RETURN_IF_ERROR(StoreOutput(ctx, 2, vf, v.type()));
-    if (want_qk) RETURN_IF_ERROR(StoreOutput(ctx, 3, qk_out, q.type()));
+    if (want_qk && q.type() != DataType::kFloat) RETURN_IF_ERROR(StoreOutput(ctx, 3, qk_out, q.type()));
     return absl::OkStatus();
   }
 
@@ -179,19 +201,20 @@ class Attention final : public OpKernel {
     const int64_t groups = s.batch * s.kv_heads;
     const int64_t per_group = std::max<int64_t>(rows * s.total, 1);
     const int64_t chunk = std::clamp<int64_t>(kScoreBudget / per_group, 1, std::max<int64_t>(groups, 1));
-    std::unique_ptr<float[]> scores(new float[chunk * per_group]);
+    float* scores = KernelScratch<float>(kScratchAttentionScores, chunk * per_group);
+    if (scores == nullptr) return absl::ResourceExhaustedError("no memory for the attention scores");
     const float scale = attrs_.has_scale ? attrs_.scale : 1.f / std::sqrt(static_cast<float>(s.head));
     for (int64_t g0 = 0; g0 < groups; g0 += chunk) {
       const int64_t n = std::min(chunk, groups - g0);
       RETURN_IF_ERROR(BatchedMatMul(n, rows, s.total, s.head, q + g0 * rows * s.head, {rows * s.head, s.head, 1},
-                                    k + g0 * s.total * s.head, {s.total * s.head, 1, s.head}, scores.get()));
+                                    k + g0 * s.total * s.head, {s.total * s.head, 1, s.head}, scores));
       ParallelFor(n * rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(s.total, 1)),
                   [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
-          ScoreRow(s, scale, mask, g0 * rows + r, scores.get() + r * s.total, qk_out);
+          ScoreRow(s, scale, mask, g0 * rows + r, scores + r * s.total, qk_out);
         }
       });
-      RETURN_IF_ERROR(BatchedMatMul(n, rows, s.v_head, s.total, scores.get(), {rows * s.total, s.total, 1},
+      RETURN_IF_ERROR(BatchedMatMul(n, rows, s.v_head, s.total, scores, {rows * s.total, s.total, 1},
                                     v + g0 * s.total * s.v_head, {s.total * s.v_head, s.v_head, 1},
                                     y + g0 * rows * s.v_head));
     }
