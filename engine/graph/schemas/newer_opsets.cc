@@ -53,6 +53,7 @@ void RegisterNewerOpsetSchemas() {
     schemas::RegisterReduceSchemas();
     schemas::RegisterQuantSchemas();
     schemas::RegisterLlmSchemas();
+    schemas::RegisterSignalSchemas();
   });
 }
 
