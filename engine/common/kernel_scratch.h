@@ -18,10 +18,12 @@ namespace onyx {
 
 enum ScratchSlot : int {
   kScratchIm2Col = 0,
-  kScratchConvSource,   // an input reordered into a primitive's layout
-  kScratchConvResult,   // a primitive's output before its reorder back
-  kScratchPrimitive,    // a oneDNN primitive's own scratchpad
-  kScratchAccumulator,  // an integer kernel's int32 result before requantization
+  kScratchConvSource,         // an input reordered into a primitive's layout
+  kScratchConvResult,         // a primitive's output before its reorder back
+  kScratchPrimitive,          // a oneDNN primitive's own scratchpad
+  kScratchAccumulator,        // an integer kernel's int32 result before requantization
+  kScratchAttentionOperands,  // Attention's Q, K, V and Y in head-major float
+  kScratchAttentionScores,    // Attention's score rows
   kScratchSlots
 };
 

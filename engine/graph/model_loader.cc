@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "graph/graph_cleanup.h"
+#include "graph/unsupported_types.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
@@ -164,6 +165,10 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
     if (!sorted.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": ", sorted.message()));
     }
+  }
+  // Before the checker, which would reject these types without naming the node.
+  if (absl::Status s = CheckElementTypes(model.graph(), loaded.opsets); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(ModelLabel(options), ": ", s.message()));
   }
 
   try {

@@ -53,6 +53,9 @@ void RegisterNewerOpsetSchemas() {
     schemas::RegisterReduceSchemas();
     schemas::RegisterTensorSchemas();
     schemas::RegisterNnSchemas();
+    schemas::RegisterQuantSchemas();
+    schemas::RegisterLlmSchemas();
+    schemas::RegisterSignalSchemas();
   });
 }
 

@@ -15,6 +15,9 @@ void RegisterTensorSchemas();  // tensor_schemas.cc: Split, Pad, Resize, Scatter
 void RegisterResizeSchemas();  // resize_schemas.cc: Resize-18/19 (called by RegisterTensorSchemas)
 void RegisterNnSchemas();      // nn_schemas.cc: GroupNormalization, Mish, pools, DeformConv, Gelu, Bitwise*
 void RegisterGridSchemas();    // grid_schemas.cc: GridSample-20/22, AffineGrid-20 (called by RegisterNnSchemas)
+void RegisterQuantSchemas();   // quant_schemas.cc: QuantizeLinear, DequantizeLinear-19/21/23
+void RegisterLlmSchemas();     // llm_schemas.cc: RMSNormalization, RotaryEmbedding, Attention-23
+void RegisterSignalSchemas();  // signal_schemas.cc: DFT-20
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);

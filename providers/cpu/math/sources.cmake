@@ -32,6 +32,7 @@ if(ONYX_BUILD_TESTS)
     math/dnnl_matmul_test.cc
     math/math_ops_test.cc
     math/reduce_plan_test.cc
+    math/signal_test.cc
   )
   target_link_libraries(math_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
                         GTest::gtest_main)

@@ -39,6 +39,7 @@ if(ONYX_BUILD_TESTS)
     tensor/copy_util_test.cc
     tensor/opset23_test.cc
     tensor/pad_test.cc
+    tensor/quantize_test.cc
     tensor/resize_test.cc
     tensor/scatter_test.cc
     tensor/split_test.cc
