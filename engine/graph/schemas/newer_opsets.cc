@@ -54,6 +54,7 @@ void RegisterNewerOpsetSchemas() {
     schemas::RegisterQuantSchemas();
     schemas::RegisterLlmSchemas();
     schemas::RegisterSignalSchemas();
+    schemas::RegisterStringSchemas();
   });
 }
 

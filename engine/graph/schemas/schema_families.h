@@ -14,6 +14,7 @@ void RegisterReduceSchemas();  // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-2
 void RegisterQuantSchemas();   // quant_schemas.cc: QuantizeLinear, DequantizeLinear-19/21/23
 void RegisterLlmSchemas();     // llm_schemas.cc: RMSNormalization, RotaryEmbedding, Attention-23
 void RegisterSignalSchemas();  // signal_schemas.cc: DFT-20
+void RegisterStringSchemas();  // string_schemas.cc: StringConcat, StringSplit, RegexFullMatch-20
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);

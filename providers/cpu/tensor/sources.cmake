@@ -10,6 +10,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   tensor/pad.cc
   tensor/quantize.cc
   tensor/random.cc
+  tensor/regex_full_match.cc
   tensor/reshape.cc
   tensor/resize.cc
   tensor/reverse_sequence.cc
@@ -17,6 +18,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   tensor/sequence.cc
   tensor/slice.cc
   tensor/string_normalizer.cc
+  tensor/string_ops.cc
   tensor/tensor_kernels.cc
   tensor/tfidf_vectorizer.cc
   tensor/topk.cc
@@ -32,6 +34,7 @@ if(ONYX_BUILD_TESTS)
     tensor/cast_test.cc
     tensor/copy_util_test.cc
     tensor/quantize_test.cc
+    tensor/string_ops_test.cc
     tensor/tensor_ops_test.cc
   )
   target_link_libraries(tensor_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util

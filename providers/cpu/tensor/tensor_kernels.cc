@@ -1,5 +1,5 @@
-#include "providers/cpu/kernel_tables.h"
 #include "providers/cpu/tensor/tensor_kernels.h"
+#include "providers/cpu/kernel_tables.h"
 
 namespace onyx {
 
@@ -13,6 +13,7 @@ void RegisterTensorKernels(KernelRegistry& r) {
   RegisterPadKernels(r);
   RegisterQuantizeKernels(r);
   RegisterRandomKernels(r);
+  RegisterRegexFullMatchKernels(r);
   RegisterReshapeKernels(r);
   RegisterResizeKernels(r);
   RegisterReverseSequenceKernels(r);
@@ -20,6 +21,7 @@ void RegisterTensorKernels(KernelRegistry& r) {
   RegisterSequenceKernels(r);
   RegisterSliceKernels(r);
   RegisterStringNormalizerKernels(r);
+  RegisterStringOpsKernels(r);
   RegisterTfIdfVectorizerKernels(r);
   RegisterTopKKernels(r);
   RegisterTransposeKernels(r);
