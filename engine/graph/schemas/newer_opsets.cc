@@ -55,6 +55,7 @@ void RegisterNewerOpsetSchemas() {
     schemas::RegisterLlmSchemas();
     schemas::RegisterSignalSchemas();
     schemas::RegisterStringSchemas();
+    schemas::RegisterOptionalSchemas();
   });
 }
 

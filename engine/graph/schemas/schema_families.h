@@ -15,6 +15,7 @@ void RegisterQuantSchemas();   // quant_schemas.cc: QuantizeLinear, DequantizeLi
 void RegisterLlmSchemas();     // llm_schemas.cc: RMSNormalization, RotaryEmbedding, Attention-23
 void RegisterSignalSchemas();  // signal_schemas.cc: DFT-20
 void RegisterStringSchemas();  // string_schemas.cc: StringConcat, StringSplit, RegexFullMatch-20
+void RegisterOptionalSchemas();  // optional_schemas.cc: OptionalHasElement, OptionalGetElement-18
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);

@@ -33,6 +33,7 @@ if(ONYX_BUILD_TESTS)
   add_executable(tensor_kernel_tests
     tensor/cast_test.cc
     tensor/copy_util_test.cc
+    tensor/optional_test.cc
     tensor/quantize_test.cc
     tensor/string_ops_test.cc
     tensor/tensor_ops_test.cc
