@@ -56,6 +56,8 @@ void RegisterNewerOpsetSchemas() {
     schemas::RegisterQuantSchemas();
     schemas::RegisterLlmSchemas();
     schemas::RegisterSignalSchemas();
+    schemas::RegisterStringSchemas();
+    schemas::RegisterOptionalSchemas();
   });
 }
 

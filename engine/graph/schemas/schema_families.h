@@ -18,6 +18,8 @@ void RegisterGridSchemas();    // grid_schemas.cc: GridSample-20/22, AffineGrid-
 void RegisterQuantSchemas();   // quant_schemas.cc: QuantizeLinear, DequantizeLinear-19/21/23
 void RegisterLlmSchemas();     // llm_schemas.cc: RMSNormalization, RotaryEmbedding, Attention-23
 void RegisterSignalSchemas();  // signal_schemas.cc: DFT-20
+void RegisterStringSchemas();  // string_schemas.cc: StringConcat, StringSplit, RegexFullMatch-20
+void RegisterOptionalSchemas();  // optional_schemas.cc: OptionalHasElement, OptionalGetElement-18
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);

@@ -12,6 +12,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   tensor/pad.cc
   tensor/quantize.cc
   tensor/random.cc
+  tensor/regex_full_match.cc
   tensor/reshape.cc
   tensor/resize.cc
   tensor/resize_plan.cc
@@ -20,6 +21,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   tensor/sequence.cc
   tensor/slice.cc
   tensor/string_normalizer.cc
+  tensor/string_ops.cc
   tensor/tensor_kernels.cc
   tensor/tfidf_vectorizer.cc
   tensor/topk.cc
@@ -38,11 +40,13 @@ if(ONYX_BUILD_TESTS)
     tensor/col2im_test.cc
     tensor/copy_util_test.cc
     tensor/opset23_test.cc
+    tensor/optional_test.cc
     tensor/pad_test.cc
     tensor/quantize_test.cc
     tensor/resize_test.cc
     tensor/scatter_test.cc
     tensor/split_test.cc
+    tensor/string_ops_test.cc
     tensor/tensor_ops_test.cc
   )
   target_link_libraries(tensor_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util

@@ -15,6 +15,7 @@ void RegisterTensorKernels(KernelRegistry& r) {
   RegisterPadKernels(r);
   RegisterQuantizeKernels(r);
   RegisterRandomKernels(r);
+  RegisterRegexFullMatchKernels(r);
   RegisterReshapeKernels(r);
   RegisterResizeKernels(r);
   RegisterReverseSequenceKernels(r);
@@ -22,6 +23,7 @@ void RegisterTensorKernels(KernelRegistry& r) {
   RegisterSequenceKernels(r);
   RegisterSliceKernels(r);
   RegisterStringNormalizerKernels(r);
+  RegisterStringOpsKernels(r);
   RegisterTfIdfVectorizerKernels(r);
   RegisterTopKKernels(r);
   RegisterTransposeKernels(r);

@@ -16,6 +16,7 @@ void RegisterOneHotKernels(KernelRegistry& registry);            // onehot.cc
 void RegisterPadKernels(KernelRegistry& registry);               // pad.cc
 void RegisterQuantizeKernels(KernelRegistry& registry);          // quantize.cc
 void RegisterRandomKernels(KernelRegistry& registry);            // random.cc
+void RegisterRegexFullMatchKernels(KernelRegistry& registry);    // regex_full_match.cc
 void RegisterReshapeKernels(KernelRegistry& registry);           // reshape.cc
 void RegisterResizeKernels(KernelRegistry& registry);            // resize.cc
 void RegisterReverseSequenceKernels(KernelRegistry& registry);   // reverse_sequence.cc
@@ -23,6 +24,7 @@ void RegisterScatterKernels(KernelRegistry& registry);           // scatter.cc
 void RegisterSequenceKernels(KernelRegistry& registry);          // sequence.cc
 void RegisterSliceKernels(KernelRegistry& registry);             // slice.cc
 void RegisterStringNormalizerKernels(KernelRegistry& registry);  // string_normalizer.cc
+void RegisterStringOpsKernels(KernelRegistry& registry);         // string_ops.cc
 void RegisterTfIdfVectorizerKernels(KernelRegistry& registry);   // tfidf_vectorizer.cc
 void RegisterTopKKernels(KernelRegistry& registry);              // topk.cc
 void RegisterTransposeKernels(KernelRegistry& registry);         // transpose.cc
