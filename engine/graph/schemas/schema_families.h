@@ -10,7 +10,8 @@
 
 namespace onyx::schemas {
 
-void RegisterReduceSchemas();  // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
+void RegisterReduceSchemas();   // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
+void RegisterContribSchemas();  // contrib_schemas.cc: com.microsoft opset 1 (ONNX Runtime's contrib ops)
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);
