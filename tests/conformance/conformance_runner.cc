@@ -4,6 +4,7 @@
 //       [--update-expected-failures FILE] [--min-case-counts FILE]
 //       [--update-min-case-counts FILE] [--filter TEXT] [--jobs N]
 //       [--timeout SECONDS] [--memory-limit-mb N] [--show-case-output]
+//       [--rtol R] [--atol A]
 //
 // Prints "PASS <case>" / "FAIL <case>: <reason>" per case, a per-op summary and
 // "conformance: P/T passed (X%), excluded E training and random-output cases". See README.md.
@@ -40,12 +41,14 @@ struct Args {
   std::string update_min_case_counts;
   std::string filter;
   IsolationOptions isolation;
+  Tolerance tolerance;
 };
 
 constexpr char kUsage[] =
     "usage: conformance_runner CASES_DIR [--expected-failures FILE] [--update-expected-failures FILE]\n"
     "       [--min-case-counts FILE] [--update-min-case-counts FILE]\n"
-    "       [--filter TEXT] [--jobs N] [--timeout SECONDS] [--memory-limit-mb N] [--show-case-output]\n";
+    "       [--filter TEXT] [--jobs N] [--timeout SECONDS] [--memory-limit-mb N] [--show-case-output]\n"
+    "       [--rtol R] [--atol A]\n";
 
 bool ParseArgs(int argc, char** argv, Args& args) {
   for (int i = 1; i < argc; ++i) {
@@ -72,6 +75,10 @@ bool ParseArgs(int argc, char** argv, Args& args) {
       if (!value(text) || !absl::SimpleAtod(text, &args.isolation.timeout_seconds)) return false;
     } else if (arg == "--memory-limit-mb") {
       if (!value(text) || !absl::SimpleAtoi(text, &args.isolation.memory_limit_mb)) return false;
+    } else if (arg == "--rtol") {
+      if (!value(text) || !absl::SimpleAtod(text, &args.tolerance.rtol)) return false;
+    } else if (arg == "--atol") {
+      if (!value(text) || !absl::SimpleAtod(text, &args.tolerance.atol)) return false;
     } else if (arg == "--show-case-output") {
       args.isolation.show_child_output = true;
     } else if (absl::StartsWith(arg, "--") || !args.cases_dir.empty()) {
@@ -157,6 +164,7 @@ int Main(int argc, char** argv) {
   FailureList failures;
   std::map<std::string, std::pair<int, int>> per_op;  // op -> (passed, total)
   CaseOptions case_options;
+  case_options.tolerance = args.tolerance;
   RunIsolated(
       cases.size(), [&](size_t i) { return RunCase(args.cases_dir + "/" + cases[i], case_options); }, args.isolation,
       [&](size_t i, const absl::Status& result) {
