@@ -13,6 +13,7 @@ void RegisterTensorKernels(KernelRegistry& registry);       // tensor/tensor_ker
 void RegisterControlFlowKernels(KernelRegistry& registry);  // controlflow/controlflow_kernels.cc
 void RegisterFusedKernels(KernelRegistry& registry);        // fused/fused_kernels.cc (com.onyx)
 void RegisterNhwcKernels(KernelRegistry& registry);         // nhwc/nhwc_kernels.cc (com.onyx, channels last)
+void RegisterContribKernels(KernelRegistry& registry);      // contrib/contrib_kernels.cc (com.microsoft)
 
 void RegisterCpuKernels(KernelRegistry& registry);
 
