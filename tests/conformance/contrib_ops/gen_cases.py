@@ -85,6 +85,18 @@ def add(name, op, ins, outs, domain=MS, opset=17, reference=None, **attrs):
     CASES[name] = (model, [np.asarray(v) for _, v in fed], ref)
 
 
+def add_graph(name, nodes, ins, outs, opset=17):
+    """A graph of several nodes; ins and outs as for add()."""
+    assert name not in CASES, name
+    fed = [i for i in ins if isinstance(i, tuple)]
+    inits = [i for i in ins if isinstance(i, C)]
+    CASES[name] = (make_model(name, nodes, fed, outs, inits, opset), [np.asarray(v) for _, v in fed], None)
+
+
+def ms(op, ins, outs, **attrs):
+    return helper.make_node(op, ins, outs, domain=MS, **attrs)
+
+
 def write(out_dir):
     if os.path.exists(out_dir):
         shutil.rmtree(out_dir)
@@ -372,9 +384,76 @@ def gen_multi_head_attention():
     # Key and value already per head (B, N, L, H): cross attention reusing a cache.
     add("test_ms_mha_per_head_kv", "MultiHeadAttention",
         [("q", q), ("k", normal(r, (b, n, l, h))), ("v", normal(r, (b, n, l, h)))], F32, num_heads=n)
+    add("test_ms_mha_qk_output_masked", "MultiHeadAttention",
+        [("q", q), ("k", k), ("v", v), C("bias", bias), ("mask", np.array([4, 2], I32))],
+        [("y", F32), None, None, ("qk", F32)], num_heads=n)
+    add("test_ms_mha_mask_3b_plus_2", "MultiHeadAttention",
+        [("q", q), ("k", k), ("v", v), None, ("mask", np.array([2, 5, 0, 0, 0, 0, 0, 0], I32))], F32, num_heads=n)
+    add("test_ms_mha_past_mask_total_length", "MultiHeadAttention",
+        [("q", q), ("k", ks), ("v", vs), None, ("mask", np.array([[1, 1, 1, 1, 0], [0, 1, 1, 1, 1]], I32)), None,
+         ("pk", pk), ("pv", pv)], [("y", F32), ("present_key", F32), ("present_value", F32)], num_heads=n)
     add("test_ms_mha_odd_sizes_causal", "MultiHeadAttention",
         [("q", normal(r, (1, 5, 9))), ("k", normal(r, (1, 5, 9))), ("v", normal(r, (1, 5, 6)))], F32, num_heads=3,
         unidirectional=1)
+
+
+def gen_transformer_layers():
+    """Whole layers as ONNX Runtime's transformer optimizer leaves them."""
+    r = rng("bert_layer")
+    b, s, d, n, ff, vocab = 2, 6, 16, 4, 32, 20
+    ids = r.integers(0, vocab, (b, s)).astype(I32)
+    seg = r.integers(0, 2, (b, s)).astype(I32)
+    mask = np.array([[1] * 6, [1, 1, 1, 1, 0, 0]], I32)
+    names = {}
+
+    def init(key, *shape, scale=0.3):
+        names[key] = C(key, normal(r, shape, scale))
+        return key
+    nodes = [
+        ms("EmbedLayerNormalization", ["ids", "seg", init("word", vocab, d), init("pos", s, d), init("segment", 2, d),
+                                       init("g0", d), init("b0", d), "mask"], ["emb", "mask_index"]),
+        ms("Attention", ["emb", init("qkv_w", d, 3 * d), init("qkv_b", 3 * d), "mask_index"], ["ctx"], num_heads=n),
+        helper.make_node("MatMul", ["ctx", init("out_w", d, d)], ["proj"]),
+        ms("SkipLayerNormalization", ["proj", "emb", init("g1", d), init("b1", d), init("proj_b", d)], ["h1"]),
+        helper.make_node("MatMul", ["h1", init("ff1_w", d, ff)], ["ff1"]),
+        ms("BiasGelu", ["ff1", init("ff1_b", ff)], ["act"]),
+        ms("FusedMatMul", ["act", init("ff2_w", d, ff)], ["ff2"], transB=1),
+        ms("SkipLayerNormalization", ["ff2", "h1", init("g2", d), init("b2", d), init("ff2_b", d)], ["y"]),
+    ]
+    add_graph("test_ms_layer_bert_encoder", nodes, [("ids", ids), ("seg", seg), ("mask", mask)] + list(names.values()),
+              [("y", F32)])
+
+    r = rng("gpt2_layer")
+    b, s, past, d, n, ff = 2, 3, 4, 16, 2, 24
+    h = d // n
+    names.clear()
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", init("ln_g", d), init("ln_b", d)], ["ln"], epsilon=1e-5),
+        ms("Attention", ["ln", init("qkv_w", d, 3 * d), init("qkv_b", 3 * d), "mask", "past"], ["ctx", "present"],
+           num_heads=n, unidirectional=1),
+        ms("FusedMatMul", ["ctx", init("out_w", d, d)], ["proj"], alpha=1.0),
+        ms("SkipLayerNormalization", ["proj", "x", init("g1", d), init("b1", d), init("proj_b", d)],
+           ["ln2", "", "", "h1"], epsilon=1e-5),
+        helper.make_node("MatMul", ["ln2", init("ff1_w", d, ff)], ["ff1"]),
+        ms("FastGelu", ["ff1", init("ff1_b", ff)], ["act"]),
+        helper.make_node("MatMul", ["act", init("ff2_w", ff, d)], ["ff2"]),
+        helper.make_node("Add", ["ff2", "h1"], ["y"]),
+    ]
+    add_graph("test_ms_layer_gpt2_decoder_with_past", nodes,
+              [("x", normal(r, (b, s, d))), ("mask", np.array([[0, 1, 1, 1, 1, 1, 1], [1] * 7], I32)),
+               ("past", normal(r, (2, b, n, past, h)))] + list(names.values()),
+              [("y", F32), ("present", F32)])
+
+    r = rng("quantized_ffn")
+    names.clear()
+    nodes = [
+        ms("DynamicQuantizeMatMul", ["x", "w1", "s1", "z1", init("bias1", 32)], ["h"]),
+        ms("QuickGelu", ["h"], ["a"]),
+        ms("DynamicQuantizeMatMul", ["a", "w2", "s2", "", init("bias2", 16)], ["y"]),
+    ]
+    ins = [("x", normal(r, (2, 5, 16))), C("w1", u8(r, (16, 32))), C("s1", np.array(0.01, F32)),
+           C("z1", np.array(128, U8)), C("w2", i8(r, (32, 16))), C("s2", np.linspace(0.005, 0.02, 16).astype(F32))]
+    add_graph("test_ms_layer_dynamic_quantized_ffn", nodes, ins + list(names.values()), [("y", F32)])
 
 
 # --- quantized ---------------------------------------------------------------
@@ -532,6 +611,7 @@ def main():
     gen_embed_layer_norm()
     gen_attention()
     gen_multi_head_attention()
+    gen_transformer_layers()
     gen_quant_matmul()
     gen_qlinear_binary()
     gen_qlinear_lookup()
