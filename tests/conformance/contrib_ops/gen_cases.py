@@ -187,6 +187,14 @@ def gen_fused_conv():
         activation="Tanh", group=3)
     add("test_ms_fusedconv_no_activation_1d", "FusedConv",
         [("x", normal(r, (1, 3, 11))), C("w", normal(r, (5, 3, 4), 0.3))], F32)
+    # A chain of them, which onyx runs channels-last (NhwcConv) end to end.
+    w8 = C("w8", normal(r, (8, 8, 3, 3), 0.2))
+    add_graph("test_ms_fusedconv_chain_channels_last", [
+        ms("FusedConv", ["x", "w8"], ["a"], activation="Relu", pads=[1, 1, 1, 1]),
+        ms("FusedConv", ["a", "w8"], ["b"], activation="Tanh", pads=[1, 1, 1, 1]),
+        ms("FusedConv", ["b", "w8", "", "a"], ["y"], activation="LeakyRelu", activation_params=[0.1],
+           pads=[1, 1, 1, 1]),
+    ], [("x", normal(r, (1, 8, 9, 10))), w8], [("y", F32)])
     add("test_ms_fusedconv_fed_weights", "FusedConv",
         [("x", x), ("w", w), ("b", b), ("z", normal(r, (1, 6, 5, 4)))], F32, activation="Relu")
 
