@@ -9,4 +9,10 @@ namespace onyx {
 // the Memcpy nodes the partitioner inserts at device boundaries.
 inline constexpr char kOnyxDomain[] = "com.onyx";
 
+// ONNX Runtime's contrib operators (Attention, SkipLayerNormalization,
+// QLinearAdd, ...), which its transformer optimizer and quantizer write into
+// models; their schemas live in graph/schemas/contrib_*.cc and their CPU
+// kernels in providers/cpu/contrib.
+inline constexpr char kMicrosoftDomain[] = "com.microsoft";
+
 }  // namespace onyx

@@ -264,7 +264,10 @@ class Rewriter {
   }
 
   bool ConvertConv(Node& n) {
-    const bool conv = IsOp(&n, "Conv"), fused = n.domain == kOnyxDomain && n.op_type == "FusedConv";
+    // ONNX Runtime's com.microsoft FusedConv is com.onyx FusedConv (same
+    // inputs, attributes and formula).
+    const bool conv = IsOp(&n, "Conv");
+    const bool fused = (n.domain == kOnyxDomain || n.domain == kMicrosoftDomain) && n.op_type == "FusedConv";
     if (!conv && !fused) return false;
     if (n.inputs.size() < 2) return false;
     const Tensor* w = ConstantValue(graph_, n.inputs[1]);

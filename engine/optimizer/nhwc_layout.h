@@ -5,7 +5,8 @@
 // oneDNN's convolutions run NHWC natively, so a network's chain of
 // convolutions stops paying a reorder in and out of every one.
 //
-//   Conv/FusedConv            -> com.onyx NhwcConv (constant float 4-D W)
+//   Conv/FusedConv            -> com.onyx NhwcConv (constant float 4-D W; FusedConv
+//                                of com.onyx or com.microsoft)
 //   ConvTranspose             -> com.onyx NhwcConvTranspose (the same; explicit
 //                                pads, no output_padding or output_shape)
 //   MaxPool/AveragePool       -> com.onyx NhwcMaxPool/NhwcAveragePool

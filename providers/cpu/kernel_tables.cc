@@ -10,6 +10,7 @@ void RegisterCpuKernels(KernelRegistry& registry) {
   RegisterFusedKernels(registry);
   RegisterNhwcKernels(registry);
   RegisterLlmKernels(registry);
+  RegisterContribKernels(registry);
 }
 
 }  // namespace onyx

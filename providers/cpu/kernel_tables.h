@@ -14,6 +14,7 @@ void RegisterControlFlowKernels(KernelRegistry& registry);  // controlflow/contr
 void RegisterFusedKernels(KernelRegistry& registry);        // fused/fused_kernels.cc (com.onyx)
 void RegisterNhwcKernels(KernelRegistry& registry);         // nhwc/nhwc_kernels.cc (com.onyx, channels last)
 void RegisterLlmKernels(KernelRegistry& registry);          // llm/llm_kernels.cc (opset 23 transformer ops)
+void RegisterContribKernels(KernelRegistry& registry);      // contrib/contrib_kernels.cc (com.microsoft)
 
 void RegisterCpuKernels(KernelRegistry& registry);
 

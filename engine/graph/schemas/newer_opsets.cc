@@ -58,6 +58,7 @@ void RegisterNewerOpsetSchemas() {
     schemas::RegisterSignalSchemas();
     schemas::RegisterStringSchemas();
     schemas::RegisterOptionalSchemas();
+    schemas::RegisterContribSchemas();
   });
 }
 

@@ -10,16 +10,18 @@
 
 namespace onyx::schemas {
 
-void RegisterReduceSchemas();  // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
-void RegisterTensorSchemas();  // tensor_schemas.cc: Split, Pad, Resize, Scatter*, Cast, CenterCropPad, Col2Im
-void RegisterResizeSchemas();  // resize_schemas.cc: Resize-18/19 (called by RegisterTensorSchemas)
-void RegisterNnSchemas();      // nn_schemas.cc: GroupNormalization, Mish, pools, DeformConv, Gelu, Bitwise*
-void RegisterGridSchemas();    // grid_schemas.cc: GridSample-20/22, AffineGrid-20 (called by RegisterNnSchemas)
-void RegisterQuantSchemas();   // quant_schemas.cc: QuantizeLinear, DequantizeLinear-19/21/23
-void RegisterLlmSchemas();     // llm_schemas.cc: RMSNormalization, RotaryEmbedding, Attention-23
-void RegisterSignalSchemas();  // signal_schemas.cc: DFT-20
-void RegisterStringSchemas();  // string_schemas.cc: StringConcat, StringSplit, RegexFullMatch-20
+void RegisterReduceSchemas();    // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
+void RegisterTensorSchemas();    // tensor_schemas.cc: Split, Pad, Resize, Scatter*, Cast, CenterCropPad, Col2Im
+void RegisterResizeSchemas();    // resize_schemas.cc: Resize-18/19 (called by RegisterTensorSchemas)
+void RegisterNnSchemas();        // nn_schemas.cc: GroupNormalization, Mish, pools, DeformConv, Gelu, Bitwise*
+void RegisterGridSchemas();      // grid_schemas.cc: GridSample-20/22, AffineGrid-20 (called by RegisterNnSchemas)
+void RegisterQuantSchemas();     // quant_schemas.cc: QuantizeLinear, DequantizeLinear-19/21/23
+void RegisterLlmSchemas();       // llm_schemas.cc: RMSNormalization, RotaryEmbedding, Attention-23
+void RegisterSignalSchemas();    // signal_schemas.cc: DFT-20
+void RegisterStringSchemas();    // string_schemas.cc: StringConcat, StringSplit, RegexFullMatch-20
 void RegisterOptionalSchemas();  // optional_schemas.cc: OptionalHasElement, OptionalGetElement-18
+void RegisterReduceSchemas();    // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
+void RegisterContribSchemas();   // contrib_schemas.cc: com.microsoft opset 1 (ONNX Runtime's contrib ops)
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);

@@ -65,8 +65,10 @@ class FusedConv final : public OpKernel {
 
 }  // namespace
 
+KernelFactory FusedConvFactory() { return MakeFactory<FusedConv>(); }
+
 void RegisterFusedConvKernels(KernelRegistry& r) {
-  r.Register(KernelDefBuilder("FusedConv").Domain(kOnyxDomain).Build(), MakeFactory<FusedConv>());
+  r.Register(KernelDefBuilder("FusedConv").Domain(kOnyxDomain).Build(), FusedConvFactory());
 }
 
 }  // namespace onyx

@@ -51,7 +51,8 @@ absl::StatusOr<ConvActivation> ParseFusedActivation(const OpKernelInfo& info) {
     case K::kNone:
     case K::kRelu:
     case K::kSigmoid:
-    case K::kHardSwish: expected = 0; break;
+    case K::kHardSwish:
+    case K::kTanh: expected = 0; break;
     case K::kLeakyRelu:
     case K::kSwish: expected = 1; break;
     case K::kClip:
@@ -83,6 +84,7 @@ void ApplyActivation(const ConvActivation& a, float* data, int64_t n) {
         case K::kHardSigmoid: data[i] = std::min(1.f, std::max(0.f, a.alpha * v + a.beta)); break;
         case K::kHardSwish: data[i] = v * std::min(1.f, std::max(0.f, v / 6.f + 0.5f)); break;
         case K::kSwish: data[i] = v / (1.f + std::exp(-a.alpha * v)); break;
+        case K::kTanh: data[i] = std::tanh(v); break;
       }
     }
   });

@@ -16,6 +16,10 @@ void RegisterFusedMatMulKernels(KernelRegistry& registry);  // fused_matmul.cc
 void RegisterGeluKernels(KernelRegistry& registry);         // gelu.cc
 void RegisterLayerNormKernels(KernelRegistry& registry);    // layer_norm.cc
 
+// The com.onyx FusedConv kernel, which com.microsoft FusedConv shares (same
+// inputs, attributes and formula; providers/cpu/contrib).
+KernelFactory FusedConvFactory();
+
 // The `activation` attribute of a fused product: true for "Relu", false when
 // absent; any other value is an error naming the node.
 absl::StatusOr<bool> ParseReluActivation(const OpKernelInfo& info);

@@ -48,6 +48,7 @@ absl::Status AppendActivation(const ConvActivation& a, dnnl::post_ops& ops) {
     // HardSwish(x) = x * HardSigmoid(x) with ONNX's fixed 1/6 and 1/2.
     case K::kHardSwish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f); break;
     case K::kSwish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, a.alpha, 0.f); break;
+    case K::kTanh: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_tanh, 0.f, 0.f); break;
   }
   return absl::OkStatus();
 }
@@ -64,8 +65,9 @@ absl::StatusOr<ConvActivation::Kind> ParseConvActivation(absl::string_view name)
   if (name == "HardSigmoid") return K::kHardSigmoid;
   if (name == "HardSwish") return K::kHardSwish;
   if (name == "Swish") return K::kSwish;
+  if (name == "Tanh") return K::kTanh;
   return absl::InvalidArgumentError(absl::StrCat(
-      "activation must be one of Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Swish; received '", name,
+      "activation must be one of Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish, Swish, Tanh; received '", name,
       "'"));
 }
 

@@ -36,7 +36,7 @@ namespace onyx {
 
 // An activation applied to the convolution's result, as a oneDNN post-op.
 struct ConvActivation {
-  enum class Kind { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kHardSigmoid, kHardSwish, kSwish };
+  enum class Kind { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kHardSigmoid, kHardSwish, kSwish, kTanh };
   Kind kind = Kind::kNone;
   float alpha = 0.f;  // LeakyRelu slope, Clip min, HardSigmoid alpha, Swish beta
   float beta = 0.f;   // Clip max, HardSigmoid beta

@@ -43,6 +43,7 @@ double Activate(const ConvActivation& a, double v) {
     case K::kHardSigmoid: return std::min(1.0, std::max(0.0, a.alpha * v + a.beta));
     case K::kHardSwish: return v * std::min(1.0, std::max(0.0, v / 6.0 + 0.5));
     case K::kSwish: return v / (1.0 + std::exp(-a.alpha * v));
+    case K::kTanh: return std::tanh(v);
   }
   return v;
 }
@@ -258,6 +259,7 @@ const Case kCases[] = {
          Post(false, K::kHardSigmoid, 1.f / 6, 0.5f)},
     Case{"hard_swish", {1, 20, 6, 7}, 20, 20, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kHardSwish)},
     Case{"swish", {1, 32, 8, 8}, 32, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSwish, 1.f)},
+    Case{"tanh", {1, 16, 6, 6}, 16, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(true, K::kTanh)},
 };
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) { return info.param.name; }
@@ -305,7 +307,8 @@ TEST(DnnlConvActivationTest, ParsesTheNamesFusionsWrite) {
   EXPECT_EQ(*ParseConvActivation("Relu"), K::kRelu);
   EXPECT_EQ(*ParseConvActivation(""), K::kNone);
   EXPECT_EQ(*ParseConvActivation("Swish"), K::kSwish);
-  EXPECT_FALSE(ParseConvActivation("Tanh").ok());
+  EXPECT_EQ(*ParseConvActivation("Tanh"), K::kTanh);
+  EXPECT_FALSE(ParseConvActivation("Softplus").ok());
 }
 
 }  // namespace

@@ -1,0 +1,209 @@
+// Unit tests of the contrib kernels' pieces: the attention core against a
+// direct double-precision loop, the mask forms against hand-written masks,
+// and the forms the kernels refuse (the values themselves are checked against
+// ONNX Runtime's recorded outputs by tests/conformance/contrib_ops).
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "providers/cpu/contrib/attention_core.h"
+#include "providers/cpu/op_test_util.h"
+
+namespace onyx {
+namespace {
+
+using testing::FloatAttr;
+using testing::FloatTensor;
+using testing::IntAttr;
+using testing::ModelBuilder;
+using testing::RandomFloatTensor;
+using testing::StringAttr;
+
+constexpr float kLowest = std::numeric_limits<float>::lowest();
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+// Q, K, V packed as rows of [Q | K | V] per (b, s), heads side by side, the
+// layout Attention's projection leaves; the output written as [B, S, N * Hv].
+TEST(AttentionCoreTest, MatchesDirectComputationOnStridedHeads) {
+  const int64_t b = 2, n = 3, s = 4, t = 4, h = 5, hv = 2;
+  const int64_t cols = 2 * n * h + n * hv;
+  const std::vector<float> qkv = Random(b * s * cols, 1);
+  const std::vector<float> mask = [&] {
+    std::vector<float> m(b * s * t, 0.f);
+    m[1 * s * t + 2 * t + 3] = -10000.f;  // batch 1, query 2 may not see key 3
+    return m;
+  }();
+  const std::vector<float> bias = Random(n * s * t, 2);  // (1, N, S, T)
+  AttentionProblem p;
+  p.batch = b;
+  p.heads = n;
+  p.q_len = s;
+  p.kv_len = t;
+  p.qk_head = h;
+  p.v_head = hv;
+  p.scale = 0.7f;
+  p.q = {qkv.data(), {s * cols, h, cols}};
+  p.k = {qkv.data() + n * h, {s * cols, h, cols}};
+  p.v = {qkv.data() + 2 * n * h, {s * cols, hv, cols}};
+  p.mask = mask.data();
+  p.attention_bias = bias.data();
+  p.bias_per_head = true;
+  std::vector<float> out(b * s * n * hv, -1.f), scores(b * n * s * t);
+  p.out = out.data();
+  p.out_strides = {s * n * hv, hv, n * hv};
+  p.scores_out = scores.data();
+  AttentionCore core;
+  ASSERT_TRUE(core.Run(p).ok());
+  ASSERT_TRUE(core.Run(p).ok());  // the cached primitives give the same result
+
+  for (int64_t bi = 0; bi < b; ++bi) {
+    for (int64_t ni = 0; ni < n; ++ni) {
+      for (int64_t si = 0; si < s; ++si) {
+        std::vector<double> row(t);
+        double max = -1e300;
+        for (int64_t ti = 0; ti < t; ++ti) {
+          double dot = 0;
+          for (int64_t k = 0; k < h; ++k) {
+            dot += qkv[(bi * s + si) * cols + ni * h + k] * qkv[(bi * s + ti) * cols + n * h + ni * h + k];
+          }
+          row[ti] = 0.7 * dot + bias[(ni * s + si) * t + ti] + mask[(bi * s + si) * t + ti];
+          EXPECT_NEAR(scores[((bi * n + ni) * s + si) * t + ti], row[ti], 1e-6 * (100 + std::fabs(row[ti])));
+          max = std::max(max, row[ti]);
+        }
+        double sum = 0;
+        for (double& v : row) sum += (v = std::exp(v - max));
+        for (int64_t c = 0; c < hv; ++c) {
+          double want = 0;
+          for (int64_t ti = 0; ti < t; ++ti) {
+            want += row[ti] / sum * qkv[(bi * s + ti) * cols + 2 * n * h + ni * hv + c];
+          }
+          EXPECT_NEAR(out[(bi * s + si) * n * hv + ni * hv + c], want, 1e-5)
+              << "b " << bi << " n " << ni << " s " << si << " c " << c;
+        }
+      }
+    }
+  }
+}
+
+TEST(AttentionCoreTest, NoKeysGivesZeros) {
+  AttentionProblem p;
+  p.batch = p.heads = p.q_len = p.qk_head = p.v_head = 1;
+  p.kv_len = 0;
+  float out = 5.f;
+  p.out = &out;
+  p.out_strides = {1, 1, 1};
+  ASSERT_TRUE(AttentionCore().Run(p).ok());
+  EXPECT_EQ(out, 0.f);
+}
+
+std::vector<float> Mask(const std::vector<int32_t>& index, const std::vector<int64_t>& dims, bool causal, int64_t b,
+                        int64_t s, int64_t past, int64_t t, bool allow_4d = false) {
+  auto m = BuildAttentionMask(index.empty() ? nullptr : index.data(), dims, causal, b, s, past, t, -9.f, allow_4d);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *m : std::vector<float>();
+}
+
+TEST(BuildAttentionMaskTest, LengthsAndStartPositions) {
+  // B = 2, S = 1, T = 3: end positions 2 and 3.
+  EXPECT_EQ(Mask({2, 3}, {2}, false, 2, 1, 0, 3), std::vector<float>({0, 0, -9, 0, 0, 0}));
+  // (2B): ends 3, 2 then starts 1, 0.
+  EXPECT_EQ(Mask({3, 2, 1, 0}, {4}, false, 2, 1, 0, 3), std::vector<float>({-9, 0, 0, 0, 0, -9}));
+  // (3B + 2): only the first B values, as end positions.
+  EXPECT_EQ(Mask({1, 3, 7, 7, 7, 7, 7, 7}, {8}, false, 2, 1, 0, 3), std::vector<float>({0, -9, -9, 0, 0, 0}));
+}
+
+TEST(BuildAttentionMaskTest, RawMasksOfRank2To4) {
+  EXPECT_EQ(Mask({1, 0, 1}, {1, 3}, false, 1, 2, 0, 3), std::vector<float>({0, -9, 0, 0, -9, 0}));
+  EXPECT_EQ(Mask({1, 0, 1, 0, 1, 1}, {1, 2, 3}, false, 1, 2, 0, 3), std::vector<float>({0, -9, 0, -9, 0, 0}));
+  // 4-D (B, 1, M, M), M = 4 > T = 3, past 1: query s reads row 1 + s.
+  const std::vector<int32_t> m4 = {1, 1, 1, 1,  //
+                                   1, 0, 1, 1,  //
+                                   0, 1, 1, 0,  //
+                                   1, 1, 1, 1};
+  EXPECT_EQ(Mask(m4, {1, 1, 4, 4}, false, 1, 2, 1, 3, true), std::vector<float>({0, -9, 0, -9, 0, 0}));
+  EXPECT_FALSE(BuildAttentionMask(m4.data(), {1, 1, 4, 4}, false, 1, 2, 1, 3, -9.f, false).ok());
+}
+
+TEST(BuildAttentionMaskTest, CausalWithPastUsesLowest) {
+  // S = 2 queries after 1 past key, T = 3: query 0 sees keys 0..1.
+  EXPECT_EQ(Mask({}, {}, true, 1, 2, 1, 3), std::vector<float>({0, 0, kLowest, 0, 0, 0}));
+  // A single query sees everything.
+  EXPECT_TRUE(Mask({}, {}, true, 1, 1, 2, 3).empty());
+  auto bad = BuildAttentionMask(std::vector<int32_t>(5).data(), {5}, false, 2, 1, 0, 3, -9.f, false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("(B) lengths"), std::string::npos);
+}
+
+// A one-node com.microsoft model; the session's creation or run status.
+absl::Status RunOne(const std::string& op, const std::vector<std::pair<std::string, Tensor>>& inputs,
+                    const std::vector<onnx::AttributeProto>& attrs, int64_t out_rank = 3) {
+  ModelBuilder m(17);
+  m.Opset("com.microsoft", 1);
+  Feeds feeds;
+  std::vector<std::string> names;
+  for (const auto& [name, t] : inputs) {
+    names.push_back(name);
+    if (name.empty()) continue;
+    m.Input(name, t.type(), std::vector<int64_t>(t.dims().begin(), t.dims().end()));
+    feeds.emplace_back(name, Value(t));
+  }
+  m.Output("y", DataType::kFloat, std::vector<int64_t>(out_rank, -1));
+  onnx::NodeProto& n = m.Node(op, names, {"y"});
+  n.set_domain("com.microsoft");
+  for (const auto& a : attrs) *n.add_attribute() = a;
+  auto out = testing::RunModel(m, feeds, {"y"});
+  return out.status();
+}
+
+void ExpectError(const absl::Status& status, const std::string& text) {
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(text), std::string::npos) << status;
+}
+
+TEST(ContribKernelsTest, RefusesWhatOnnxRuntimeRefuses) {
+  ExpectError(RunOne("MultiHeadAttention", {{"q", RandomFloatTensor({1, 2, 2, 3, 4}, 1)}}, {IntAttr("num_heads", 2)}),
+              "packed QKV");
+  ExpectError(RunOne("Attention",
+                     {{"x", RandomFloatTensor({1, 2, 8}, 1)},
+                      {"w", RandomFloatTensor({8, 24}, 2)},
+                      {"b", RandomFloatTensor({24}, 3)}},
+                     {IntAttr("num_heads", 2), IntAttr("do_rotary", 1)}),
+              "do_rotary");
+  ExpectError(RunOne("FusedGemm", {{"a", RandomFloatTensor({2, 3}, 1)}, {"b", RandomFloatTensor({3, 2}, 2)}},
+                     {StringAttr("activation", "LeakyRelu")}, 2),
+              "needs attribute activation_alpha");
+  ExpectError(RunOne("FusedGemm", {{"a", RandomFloatTensor({2, 3}, 1)}, {"b", RandomFloatTensor({3, 2}, 2)}},
+                     {StringAttr("activation", "Gelu")}, 2),
+              "unsupported activation 'Gelu'");
+}
+
+TEST(ContribKernelsTest, ShapeErrorsNameTheInput) {
+  ExpectError(RunOne("SkipLayerNormalization",
+                     {{"x", RandomFloatTensor({2, 3, 4}, 1)},
+                      {"s", RandomFloatTensor({2, 4}, 2)},
+                      {"g", RandomFloatTensor({4}, 3)}},
+                     {}),
+              "skip must have input's shape");
+  ExpectError(RunOne("BiasGelu", {{"a", RandomFloatTensor({2, 3}, 1)}, {"b", RandomFloatTensor({2}, 2)}}, {}, 2),
+              "B must be 1-D with 3 elements");
+  ExpectError(RunOne("Attention",
+                     {{"x", RandomFloatTensor({2, 3, 4}, 1)},
+                      {"w", RandomFloatTensor({4, 12}, 2)},
+                      {"b", RandomFloatTensor({12}, 3)},
+                      {"m", Tensor::Allocate(DataType::kInt32, {2, 2})}},
+                     {IntAttr("num_heads", 2)}),
+              "the mask (2, 2) must be");
+}
+
+}  // namespace
+}  // namespace onyx

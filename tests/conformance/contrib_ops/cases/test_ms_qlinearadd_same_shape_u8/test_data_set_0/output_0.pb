@@ -1,0 +1,1 @@
+%ByJoo£ÁfS»O‚›A˜pšI I¶Âh°jÉ—¬¶z.X¯Çw¹fa{MÊLJ´7®ß*ÒA§’¬'•¬a2m3IˆoÀL2]Ï¾Ÿå0U~[8Loø2|YÎ†´Îq¿ªdˆa¶qæ¼»[Tp†f]ðXž

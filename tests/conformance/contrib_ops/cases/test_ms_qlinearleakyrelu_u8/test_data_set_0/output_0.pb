@@ -1,0 +1,1 @@
+@ByJ€saLS\T´‡‹dˆdMYS`rŠ½bXþYçüX®cciMYåÜ½Ó‚SžÐ~ÊhVŠž\RV¿ê¿Èwb_›…XYPyRdMMªa’|]USÿ¿MrÿîÄ`¾PŸ_ªú]QÑ_°QOÛM^[©†¤SadR|ÐfÖWÔùÄ\WOîÐ\Tdc]žMY†øVÆ^USøî¼¡¾½Ñ`XOj`SjPáÇŸbTnO‹dØ_ÿVl~šVTMpjSM`cam³XÛ’¾YR²S‡~bÎç[RO]NäØ¤wZšÃ_¦vé\Z]Sf‚PcMm×~ƒðSÊéb^XaîÂ^PNU`ê]WÉ×TeXNÿT\ÑÂa–c

@@ -1,0 +1,2 @@
++ByJ‚‚ÕHAF€GBDÌ…¢H€A€>«ä‚‚HD€&2H‰HH†HóHH€HHH9HHHFH€é€HHE”–”Gé€HHä„€€HH€†Ðš…€€D€€ºéHHŠ€HGH2ø€€G&‘€€€Hß€H’éG«H€…G‰‹HHƒ€HEFHƒHH†HGH€€ˆH=2€€‰HH€†€š€&€H…H€CHHF¾H¨:EH€HHE€Hî€GÂ€H.€…HH’HH…‰Â€HED„€HHÂ†€†Ú@ÚH€HG=ƒH9Hš¶H€€€FG
+€î€¢HH€óHˆ‘œDA‚E€€é
