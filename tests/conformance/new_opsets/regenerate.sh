@@ -22,7 +22,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$python" "$here/gen_cases.py" "$tmp/cases"
-node "$here/record_ort.js" "$tmp/cases" "$node_modules" "$here/ort_refused.txt"
+node "$here/../record_ort.js" "$tmp/cases" "$node_modules" "$here/ort_refused.txt"
 "$python" "$here/gen_cases.py" --set-output-shapes "$tmp/cases"
 rm -rf "$here/cases"
 mv "$tmp/cases" "$here/cases"

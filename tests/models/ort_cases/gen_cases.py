@@ -4,12 +4,12 @@ agreement cases), in the ONNX backend-test layout:
 
     cases/<case>/model.onnx, cases/<case>/test_data_set_0/input_0.pb, meta.json
 
-then record_ort.js (tests/conformance/new_opsets/) adds output_N.pb. The cases
+then record_ort.js (tests/conformance/) adds output_N.pb. The cases
 and ONNX Runtime's outputs are committed; CI only runs them
 (ort_cases_test.py). Rerun both after changing a case:
 
     /usr/bin/python3 tests/models/ort_cases/gen_cases.py tests/models/ort_cases/cases
-    node tests/conformance/new_opsets/record_ort.js tests/models/ort_cases/cases NODE_MODULES_DIR
+    node tests/conformance/record_ort.js tests/models/ort_cases/cases NODE_MODULES_DIR
 
 Cases:
   cnn_fp16_weights   a torch-exported CNN (conv, batch norm, depthwise conv,

@@ -1,18 +1,21 @@
-// Records ONNX Runtime's outputs as the expected values of the generated cases
-// (the approach of tests/conformance/new_opsets/record_ort.js, plus reference
-// models).
+// Records ONNX Runtime's outputs as the expected values of generated cases
+// (tests/conformance/new_opsets, tests/conformance/contrib_ops, tests/models/ort_cases).
 //
-//   node tests/conformance/contrib_ops/record_ort.js CASES_DIR NODE_MODULES_DIR [REFUSED_FILE]
+//   node tests/conformance/record_ort.js CASES_DIR NODE_MODULES_DIR [REFUSED_FILE]
 //
 // For every CASES_DIR/<case>/model.onnx: creates an onnxruntime-node session
-// (of <case>/reference.onnx instead when the case has one: an equivalent graph
-// of operators ONNX Runtime's CPU provider runs, same inputs and outputs)
 // (CPU, one thread, graph optimizations off so that no fusion changes the
-// arithmetic), feeds test_data_set_0/input_N.pb in graph-input order and writes
-// every output as test_data_set_0/output_N.pb (a TensorProto named like the
-// model output). A case ONNX Runtime refuses to load or to run is deleted and
-// listed in REFUSED_FILE (default CASES_DIR/../ort_refused.txt) with ONNX
-// Runtime's message: it is not part of the suite.
+// arithmetic) of the model, or of <case>/reference.onnx when the case has one
+// (an equivalent graph of operators ONNX Runtime's CPU provider runs, with the
+// same inputs and outputs), feeds test_data_set_0/input_N.pb in graph-input
+// order and writes every output as test_data_set_0/output_N.pb (a TensorProto
+// named like the model output). A case whose meta.json says
+// "ort_optimization": "all" is recorded with ONNX Runtime's graph optimizations
+// on instead (its fusions' arithmetic is the reference, e.g. QDQ groups run as
+// QLinearConv). With REFUSED_FILE, a case ONNX Runtime refuses to load or to
+// run is deleted and listed there with ONNX Runtime's message (such a case is
+// not part of the suite); without, refusals are printed, the cases are left as
+// they are and the exit status is 1.
 //
 // Needs onnxruntime-node (1.30.0 was used) in NODE_MODULES_DIR:
 //   npm install --prefix DIR onnxruntime-node@1.30.0 --onnxruntime-node-install=skip
@@ -135,11 +138,14 @@ function firstLine(error) {
 async function recordCase(ort, caseDir) {
   const dataDir = path.join(caseDir, 'test_data_set_0');
   let session;
+  const metaPath = path.join(caseDir, 'meta.json');
+  const meta = fs.existsSync(metaPath) ? JSON.parse(fs.readFileSync(metaPath, 'utf8')) : {};
+  const level = meta.ort_optimization === 'all' ? 'all' : 'disabled';
   try {
     const reference = path.join(caseDir, 'reference.onnx');
     const model = fs.existsSync(reference) ? reference : path.join(caseDir, 'model.onnx');
     session = await ort.InferenceSession.create(model, {
-      executionProviders: ['cpu'], graphOptimizationLevel: 'disabled', intraOpNumThreads: 1, interOpNumThreads: 1,
+      executionProviders: ['cpu'], graphOptimizationLevel: level, intraOpNumThreads: 1, interOpNumThreads: 1,
     });
   } catch (e) {
     return `load: ${firstLine(e)}`;
@@ -174,21 +180,28 @@ async function main() {
   }
   const ort = require(path.join(path.resolve(nodeModules), 'onnxruntime-node'));
   ort.env.logLevel = 'fatal';  // a refusal is reported below, once
-  const refusedFile = refusedArg || path.join(path.dirname(path.resolve(casesDir)), 'ort_refused.txt');
   const names = fs.readdirSync(casesDir).filter((n) => fs.existsSync(path.join(casesDir, n, 'model.onnx'))).sort();
   const refused = [];
   for (const name of names) {
     const reason = await recordCase(ort, path.join(casesDir, name));
     if (reason === null) continue;
-    refused.push(`${name}  # ${reason}`);
-    fs.rmSync(path.join(casesDir, name), { recursive: true, force: true });
+    // ONNX Runtime's messages name the model's path, which is a temporary directory.
+    refused.push(`${name}  # ${reason.split(path.join(casesDir, name, 'model.onnx')).join('model.onnx')}`);
+    if (refusedArg) fs.rmSync(path.join(casesDir, name), { recursive: true, force: true });
   }
   const version = require(path.join(path.resolve(nodeModules), 'onnxruntime-node', 'package.json')).version;
-  fs.writeFileSync(refusedFile,
+  if (!refusedArg) {
+    refused.forEach((line) => console.error(`refused: ${line}`));
+    console.log(`recorded ${names.length - refused.length} cases with onnxruntime-node ${version}; ` +
+                `${refused.length} refused`);
+    if (refused.length > 0) process.exit(1);
+    return;
+  }
+  fs.writeFileSync(refusedArg,
       `# Generated cases that onnxruntime-node ${version} (CPU) refuses to load or run; written by record_ort.js.\n` +
       `# They are not part of the suite.\n` + refused.map((line) => line + '\n').join(''));
   console.log(`recorded ${names.length - refused.length} cases with onnxruntime-node ${version}; ` +
-              `${refused.length} refused (listed in ${refusedFile})`);
+              `${refused.length} refused (listed in ${refusedArg})`);
 }
 
 main().catch((e) => {
