@@ -223,6 +223,20 @@ TEST(NhwcLayoutTest, LeavesTheLayoutWhereANodeNeedsNchw) {
   EXPECT_EQ(Count(c.after, "Transpose"), 3);  // x in; c1 and c2 out
 }
 
+// AveragePool-19's dilations are not run channels-last (nor are MaxPool's).
+TEST(NhwcLayoutTest, LeavesDilatedAveragePoolNchw) {
+  ModelBuilder m(19);
+  m.Input("x", DataType::kFloat, {1, 3, 9, 9}).Output("y", DataType::kFloat, {1, 5, 7, 7});
+  Conv(m, "x", "c1", 3, 5, 3, 55);
+  auto& avg = m.Node("AveragePool", {"c1"}, {"y"});
+  *avg.add_attribute() = IntsAttr("kernel_shape", {2, 2});
+  *avg.add_attribute() = IntsAttr("dilations", {2, 2});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 9, 9}, 56))}});
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 1);
+  EXPECT_EQ(Count(c.after, "AveragePool"), 1);
+  EXPECT_EQ(Count(c.after, "NhwcAveragePool"), 0);
+}
+
 // Pooling geometries against the reference loops: padding, strides, ceil
 // mode for max, averages with and without the pads counted, a window as
 // large as the input, and pads as wide as the window.

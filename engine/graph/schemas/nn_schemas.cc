@@ -3,6 +3,7 @@
 // Bitwise{And,Or,Xor,Not}-18 family. GridSample and AffineGrid are in
 // grid_schemas.cc.
 #include <algorithm>
+#include <cmath>
 
 #include "graph/schemas/schema_families.h"
 #include "onnx/defs/shape_inference.h"
@@ -53,16 +54,23 @@ OpSchema GroupNormalization(int version) {
 }
 
 // Output spatial size of a pooling or convolution window along one axis, as
-// ONNX Runtime computes it: explicit pads, or SAME_* covering ceil(in/stride)
-// outputs; with ceil_mode a last window starting in the end padding is dropped.
+// ONNX Runtime's pooling computes it: SAME_* pads sized for the undilated
+// kernel to cover ceil(in / stride) windows, the count divided with
+// truncation toward zero (ceil_mode: in float, rounded up, and a last window
+// starting in the end padding dropped).
 int64_t WindowCount(const std::string& auto_pad, int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
                     int64_t pad_begin, int64_t pad_end, bool ceil_mode) {
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") return (in + stride - 1) / stride;
-  if (auto_pad == "VALID") pad_begin = pad_end = 0;
-  const int64_t span = in + pad_begin + pad_end - (dilation * (kernel - 1) + 1);
-  if (span < 0) fail_shape_inference("the window (", kernel, " with dilation ", dilation, ") exceeds the padded input");
-  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    const int64_t needed = ((in + stride - 1) / stride - 1) * stride + kernel - in;
+    pad_begin = auto_pad == "SAME_UPPER" ? needed / 2 : (needed + 1) / 2;
+    pad_end = needed - pad_begin;
+  } else if (auto_pad == "VALID") {
+    pad_begin = pad_end = 0;
+  }
+  const int64_t span = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
+  int64_t out = ceil_mode ? static_cast<int64_t>(std::ceil(static_cast<float>(span) / stride + 1)) : span / stride + 1;
   if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
+  if (out < 0) fail_shape_inference("the window (", kernel, " with dilation ", dilation, ") exceeds the padded input");
   return out;
 }
 

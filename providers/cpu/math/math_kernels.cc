@@ -6,6 +6,7 @@ namespace onyx {
 void RegisterMathKernels(KernelRegistry& r) {
   RegisterActivationKernels(r);
   RegisterBinaryKernels(r);
+  RegisterBitwiseKernels(r);
   RegisterCompareKernels(r);
   RegisterCumSumKernels(r);
   RegisterDetKernels(r);

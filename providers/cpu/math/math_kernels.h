@@ -7,6 +7,7 @@ namespace onyx {
 
 void RegisterActivationKernels(KernelRegistry& registry);   // activation.cc
 void RegisterBinaryKernels(KernelRegistry& registry);       // binary.cc
+void RegisterBitwiseKernels(KernelRegistry& registry);      // bitwise.cc
 void RegisterCompareKernels(KernelRegistry& registry);      // compare.cc
 void RegisterCumSumKernels(KernelRegistry& registry);       // cumsum.cc
 void RegisterDetKernels(KernelRegistry& registry);          // det.cc

@@ -1,6 +1,7 @@
 list(APPEND ONYX_CPU_KERNEL_SOURCES
   math/activation.cc
   math/binary.cc
+  math/bitwise.cc
   math/broadcast.cc
   math/compare.cc
   math/cumsum.cc
@@ -29,6 +30,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 if(ONYX_BUILD_TESTS)
   add_executable(math_kernel_tests
     math/activation_test.cc
+    math/bitwise_test.cc
     math/dnnl_matmul_test.cc
     math/math_ops_test.cc
     math/reduce_plan_test.cc

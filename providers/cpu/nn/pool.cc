@@ -6,11 +6,11 @@
 #include <limits>
 
 #include "common/parallel_for.h"
-#include "onyx/status_macros.h"
 #include "framework/op_kernel.h"
-#include "providers/cpu/nn/nn_kernels.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_attributes.h"
+#include "providers/cpu/nn/nn_kernels.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace onyx {
@@ -33,10 +33,10 @@ class Pool final : public OpKernel {
     if (x.rank() < 3) return ctx.Error("input must have rank >= 3, received " + DimsToString(x.dims()));
     std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
     if (attrs_.kernel_shape.size() != spatial.size()) {
-      return ctx.Error(absl::StrCat("attribute 'kernel_shape' has ", attrs_.kernel_shape.size(),
-                                    " values, input has ", spatial.size(), " spatial dims"));
+      return ctx.Error(absl::StrCat("attribute 'kernel_shape' has ", attrs_.kernel_shape.size(), " values, input has ",
+                                    spatial.size(), " spatial dims"));
     }
-    auto geometry = ResolveGeometry(attrs_, spatial, attrs_.kernel_shape);
+    auto geometry = ResolvePoolGeometry(attrs_, spatial);
     if (!geometry.ok()) return ctx.Error(geometry.status().message());
     const SpatialGeometry& g = *geometry;
     Dims out_dims = {x.dims()[0], x.dims()[1]};
@@ -87,8 +87,8 @@ class Pool final : public OpKernel {
     struct Taps {
       int64_t first, last, inside, padded;
     };
-    auto taps = [](int64_t o, int64_t stride, int64_t pad, int64_t dilation, int64_t kernel, int64_t in,
-                   int64_t pad_end) {
+    auto taps =
+        [](int64_t o, int64_t stride, int64_t pad, int64_t dilation, int64_t kernel, int64_t in, int64_t pad_end) {
       Taps t{kernel, 0, 0, 0};
       for (int64_t k = 0; k < kernel; ++k) {
         const int64_t pos = o * stride - pad + k * dilation;
@@ -102,9 +102,8 @@ class Pool final : public OpKernel {
     };
     // Output columns [ow_lo, ow_hi) have every tap of their window inside the row.
     const int64_t ow_lo = std::min(ow_n, (pw + sw - 1) / sw);
-    const int64_t ow_hi = std::max(ow_lo, std::min(ow_n, (w - 1 - (kw_n - 1) * dw + pw) >= 0
-                                                             ? (w - 1 - (kw_n - 1) * dw + pw) / sw + 1
-                                                             : 0));
+    const int64_t ow_hi = std::max(
+        ow_lo, std::min(ow_n, (w - 1 - (kw_n - 1) * dw + pw) >= 0 ? (w - 1 - (kw_n - 1) * dw + pw) / sw + 1 : 0));
     ParallelFor(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, oh_n * ow_n * kh_n * kw_n)),
                 [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {

@@ -35,6 +35,7 @@ if(ONYX_BUILD_TESTS)
     nn/group_norm_test.cc
     nn/nn_ops_test.cc
     nn/packed_weights_test.cc
+    nn/pool_test.cc
   )
   target_link_libraries(nn_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
                         GTest::gtest_main)
