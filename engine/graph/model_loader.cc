@@ -138,6 +138,11 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
     return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": default-domain opset ", onnx_opset->second,
                                                  " is newer than the supported ", kMaxSupportedOpset));
   }
+  auto ml_opset = loaded.opsets.find("ai.onnx.ml");
+  if (ml_opset != loaded.opsets.end() && ml_opset->second > kMaxOnnxMlOpset) {
+    return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": ai.onnx.ml opset ", ml_opset->second,
+                                                 " is newer than the supported ", kMaxOnnxMlOpset));
+  }
   RETURN_IF_ERROR(ApplyOverrides(model, options));
   {
     absl::Status sorted = SortNodes(*model.mutable_graph());

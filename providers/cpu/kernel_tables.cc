@@ -9,6 +9,7 @@ void RegisterCpuKernels(KernelRegistry& registry) {
   RegisterControlFlowKernels(registry);
   RegisterFusedKernels(registry);
   RegisterNhwcKernels(registry);
+  RegisterMlKernels(registry);
 }
 
 }  // namespace onyx

@@ -13,6 +13,7 @@ void RegisterTensorKernels(KernelRegistry& registry);       // tensor/tensor_ker
 void RegisterControlFlowKernels(KernelRegistry& registry);  // controlflow/controlflow_kernels.cc
 void RegisterFusedKernels(KernelRegistry& registry);        // fused/fused_kernels.cc (com.onyx)
 void RegisterNhwcKernels(KernelRegistry& registry);         // nhwc/nhwc_kernels.cc (com.onyx, channels last)
+void RegisterMlKernels(KernelRegistry& registry);           // ml/ml_kernels.cc (ai.onnx.ml)
 
 void RegisterCpuKernels(KernelRegistry& registry);
 

@@ -51,6 +51,7 @@ void RegisterNewerOpsetSchemas() {
     (void)onnx::OpSchemaRegistry::Schema("Relu", 14, "");
     RaiseDefaultDomainRange();
     schemas::RegisterReduceSchemas();
+    schemas::RegisterMlSchemas();
   });
 }
 

@@ -11,6 +11,7 @@
 namespace onyx::schemas {
 
 void RegisterReduceSchemas();  // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
+void RegisterMlSchemas();      // ml_schemas.cc: ai.onnx.ml 4-5 (LabelEncoder-4, TreeEnsemble-5)
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);
