@@ -8,7 +8,14 @@
 
 namespace onyx {
 
-void RegisterMlKernels(KernelRegistry& r) { RegisterTreeEnsembleKernels(r); }
+void RegisterMlKernels(KernelRegistry& r) {
+  RegisterTreeEnsembleKernels(r);
+  RegisterLinearKernels(r);
+  RegisterScaleKernels(r);
+  RegisterEncoderKernels(r);
+  RegisterLabelEncoderKernels(r);
+  RegisterFeatureKernels(r);
+}
 
 absl::StatusOr<PostTransform> ParsePostTransform(const OpKernelInfo& info) {
   const std::string s = info.AttrOr<std::string>("post_transform", "NONE");

@@ -17,6 +17,11 @@ namespace onyx {
 inline constexpr char kMlDomain[] = "ai.onnx.ml";
 
 void RegisterTreeEnsembleKernels(KernelRegistry& registry);  // tree_kernels.cc
+void RegisterLinearKernels(KernelRegistry& registry);        // linear.cc
+void RegisterScaleKernels(KernelRegistry& registry);         // scale.cc: Scaler, Normalizer, Binarizer, Imputer
+void RegisterEncoderKernels(KernelRegistry& registry);       // encoders.cc: OneHotEncoder, CategoryMapper
+void RegisterLabelEncoderKernels(KernelRegistry& registry);  // label_encoder.cc
+void RegisterFeatureKernels(KernelRegistry& registry);       // features.cc: ArrayFeatureExtractor, FeatureVectorizer
 
 // The score transform of the classifiers and regressors.
 enum class PostTransform { kNone, kLogistic, kSoftmax, kSoftmaxZero, kProbit };

@@ -1,5 +1,10 @@
 list(APPEND ONYX_CPU_KERNEL_SOURCES
+  ml/encoders.cc
+  ml/features.cc
+  ml/label_encoder.cc
+  ml/linear.cc
   ml/ml_kernels.cc
+  ml/scale.cc
   ml/tree_classifier.cc
   ml/tree_ensemble.cc
   ml/tree_kernels.cc
@@ -8,6 +13,8 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 # Unit tests of the ai.onnx.ml family (GTest; run by ctest as ml_kernel_tests).
 if(ONYX_BUILD_TESTS)
   add_executable(ml_kernel_tests
+    ml/encoders_test.cc
+    ml/linear_scale_test.cc
     ml/tree_ensemble_test.cc
   )
   target_link_libraries(ml_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
