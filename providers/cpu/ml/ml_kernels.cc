@@ -11,6 +11,7 @@ namespace onyx {
 void RegisterMlKernels(KernelRegistry& r) {
   RegisterTreeEnsembleKernels(r);
   RegisterLinearKernels(r);
+  RegisterSvmKernels(r);
   RegisterScaleKernels(r);
   RegisterEncoderKernels(r);
   RegisterLabelEncoderKernels(r);

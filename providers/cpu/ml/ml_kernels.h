@@ -18,6 +18,7 @@ inline constexpr char kMlDomain[] = "ai.onnx.ml";
 
 void RegisterTreeEnsembleKernels(KernelRegistry& registry);  // tree_kernels.cc
 void RegisterLinearKernels(KernelRegistry& registry);        // linear.cc
+void RegisterSvmKernels(KernelRegistry& registry);           // svm.cc
 void RegisterScaleKernels(KernelRegistry& registry);         // scale.cc: Scaler, Normalizer, Binarizer, Imputer
 void RegisterEncoderKernels(KernelRegistry& registry);       // encoders.cc: OneHotEncoder, CategoryMapper
 void RegisterLabelEncoderKernels(KernelRegistry& registry);  // label_encoder.cc

@@ -5,6 +5,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   ml/linear.cc
   ml/ml_kernels.cc
   ml/scale.cc
+  ml/svm.cc
   ml/tree_classifier.cc
   ml/tree_ensemble.cc
   ml/tree_kernels.cc
@@ -15,6 +16,7 @@ if(ONYX_BUILD_TESTS)
   add_executable(ml_kernel_tests
     ml/encoders_test.cc
     ml/linear_scale_test.cc
+    ml/svm_test.cc
     ml/tree_ensemble_test.cc
   )
   target_link_libraries(ml_kernel_tests PRIVATE onyx_runtime_testing onyx_engine_internal onyx_test_util
