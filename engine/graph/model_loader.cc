@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "graph/graph_cleanup.h"
+#include "graph/map_values.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
@@ -142,6 +143,9 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   if (ml_opset != loaded.opsets.end() && ml_opset->second > kMaxOnnxMlOpset) {
     return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": ai.onnx.ml opset ", ml_opset->second,
                                                  " is newer than the supported ", kMaxOnnxMlOpset));
+  }
+  if (absl::Status maps = RefuseMapValues(model.graph()); !maps.ok()) {
+    return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": ", maps.message()));
   }
   RETURN_IF_ERROR(ApplyOverrides(model, options));
   {

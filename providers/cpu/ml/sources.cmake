@@ -16,6 +16,7 @@ if(ONYX_BUILD_TESTS)
   add_executable(ml_kernel_tests
     ml/encoders_test.cc
     ml/linear_scale_test.cc
+    ml/map_ops_test.cc
     ml/svm_test.cc
     ml/tree_ensemble_test.cc
   )
