@@ -50,16 +50,8 @@ class TreeClassifier final : public OpKernel {
     ASSIGN_OR_RETURN(Tensor * z, ctx.Output(1, {rows, n}, DataType::kFloat));
     std::vector<int64_t> index(rows);  // class index, or the literal label ONNX Runtime returns
     auto run = [&](const auto* data) {
-      const int64_t per_row = std::max<int64_t>(1, e.n_trees()) * 8;
-      ParallelFor(rows, std::max<int64_t>(1, 32768 / per_row), [&](int64_t begin, int64_t end) {
-        RowScores<T> s(n);
-        for (int64_t r = begin; r < end; ++r) {
-          s.Reset();
-          s.single = T(0);
-          e.Accumulate(data + r * stride, &s);
-          index[r] = Finish(s, z->mutable_data<float>() + r * n);
-        }
-      });
+      ForEachRowBlock(e, data, stride, rows,
+                      [&](int64_t r, RowScores<T>& s) { index[r] = Finish(s, z->mutable_data<float>() + r * n); });
       return absl::OkStatus();
     };
     absl::Status status;

@@ -259,9 +259,9 @@ absl::StatusOr<TreeEnsemble<T>> TreeEnsemble<T>::Build(const OpKernelInfo& info,
     node.mode = s.modes[i];
     node.missing_true = i < s.missing_true.size() && s.missing_true[i] == 1;
     node.true_next = node.false_next = 0;
-    node.set = -1;
+    e.set_of_.push_back(-1);
     if (node.mode == kMember) {
-      node.set = static_cast<int32_t>(e.sets_.size());
+      e.set_of_.back() = static_cast<int32_t>(e.sets_.size());
       e.sets_.push_back(s.member_sets[i]);
     }
     e.max_feature_ = std::max<int64_t>(e.max_feature_, node.feature);
@@ -312,6 +312,9 @@ absl::StatusOr<TreeEnsemble<T>> TreeEnsemble<T>::Build(const OpKernelInfo& info,
     ++leaf.false_next;
     e.weights_.push_back({static_cast<int32_t>(s.w_target[k]), s.w_value[k]});
   }
+  e.all_leq_ = std::all_of(e.nodes_.begin(), e.nodes_.end(), [](const Node& node) {
+    return node.mode == kLeaf || (node.mode == kLeq && !node.missing_true);
+  });
   // A cycle would make traversal loop forever: colour-marking DFS.
   std::vector<uint8_t> state(n, 0);  // 0 new, 1 on the path, 2 done
   std::vector<std::pair<int32_t, int>> stack;
@@ -355,7 +358,7 @@ const typename TreeEnsemble<T>::Node& TreeEnsemble<T>::Leaf(int32_t root, const 
       case kEq: go_true = v == node->value; break;
       case kNeq: go_true = v != node->value; break;
       case kMember: {
-        const std::vector<T>& set = sets_[node->set];
+        const std::vector<T>& set = sets_[set_of_[node - nodes_.data()]];
         go_true = std::find(set.begin(), set.end(), v) != set.end();
         break;
       }
@@ -369,38 +372,52 @@ const typename TreeEnsemble<T>::Node& TreeEnsemble<T>::Leaf(int32_t root, const 
 
 template <typename T>
 template <typename I>
-void TreeEnsemble<T>::Accumulate(const I* x, RowScores<T>* s) const {
+void TreeEnsemble<T>::AddLeaf(const Node& leaf, RowScores<T>* s) const {
   const bool is_min = aggregate_ == TreeAggregate::kMin;
   const bool is_max = aggregate_ == TreeAggregate::kMax;
   if (n_targets_ == 1) {
-    for (int32_t root : roots_) {
-      const T v = Leaf(root, x).value;
-      if (is_min) s->single = (!s->single_has || v < s->single) ? v : s->single;
-      else if (is_max) s->single = (!s->single_has || v > s->single) ? v : s->single;
-      else s->single += v;
-      s->single_has = is_min || is_max;
-    }
+    const T v = leaf.value;
+    if (is_min) s->single = (!s->single_has || v < s->single) ? v : s->single;
+    else if (is_max) s->single = (!s->single_has || v > s->single) ? v : s->single;
+    else s->single += v;
+    s->single_has = is_min || is_max;
     return;
   }
+  for (int32_t k = leaf.true_next; k < leaf.true_next + leaf.false_next; ++k) {
+    const Weight& w = weights_[k];
+    T& score = s->score[w.target];
+    const bool had = s->has[w.target] != 0;
+    if (is_min) score = (!had || w.value < score) ? w.value : score;
+    else if (is_max) score = (!had || w.value > score) ? w.value : score;
+    else score += w.value;
+    s->has[w.target] = 1;
+  }
+}
+
+template <typename T>
+template <typename I>
+void TreeEnsemble<T>::Accumulate(const I* x, int64_t stride, int64_t rows, RowScores<T>* s) const {
   for (int32_t root : roots_) {
-    const Node& leaf = Leaf(root, x);
-    for (int32_t k = leaf.true_next; k < leaf.true_next + leaf.false_next; ++k) {
-      const Weight& w = weights_[k];
-      T& score = s->score[w.target];
-      const bool had = s->has[w.target] != 0;
-      if (is_min) score = (!had || w.value < score) ? w.value : score;
-      else if (is_max) score = (!had || w.value > score) ? w.value : score;
-      else score += w.value;
-      s->has[w.target] = 1;
+    if (all_leq_) {
+      // The common converter output: one comparison per level, no mode switch.
+      for (int64_t r = 0; r < rows; ++r) {
+        const I* row = x + r * stride;
+        const Node* node = &nodes_[root];
+        while (node->mode != kLeaf)
+          node = &nodes_[row[node->feature] <= node->value ? node->true_next : node->false_next];
+        AddLeaf<I>(*node, &s[r]);
+      }
+    } else {
+      for (int64_t r = 0; r < rows; ++r) AddLeaf<I>(Leaf(root, x + r * stride), &s[r]);
     }
   }
 }
 
 template class TreeEnsemble<float>;
 template class TreeEnsemble<double>;
-template void TreeEnsemble<float>::Accumulate<float>(const float*, RowScores<float>*) const;
-template void TreeEnsemble<float>::Accumulate<int64_t>(const int64_t*, RowScores<float>*) const;
-template void TreeEnsemble<float>::Accumulate<int32_t>(const int32_t*, RowScores<float>*) const;
-template void TreeEnsemble<double>::Accumulate<double>(const double*, RowScores<double>*) const;
+template void TreeEnsemble<float>::Accumulate<float>(const float*, int64_t, int64_t, RowScores<float>*) const;
+template void TreeEnsemble<float>::Accumulate<int64_t>(const int64_t*, int64_t, int64_t, RowScores<float>*) const;
+template void TreeEnsemble<float>::Accumulate<int32_t>(const int32_t*, int64_t, int64_t, RowScores<float>*) const;
+template void TreeEnsemble<double>::Accumulate<double>(const double*, int64_t, int64_t, RowScores<double>*) const;
 
 }  // namespace onyx

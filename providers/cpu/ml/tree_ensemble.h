@@ -3,19 +3,24 @@
 // one node array, and the per-row traversal and aggregation.
 //
 //   ASSIGN_OR_RETURN(auto trees, TreeEnsemble<float>::FromV3(info, TreeEnsemble<float>::Kind::kRegressor));
-//   RowScores<float> s(trees.n_targets());
-//   trees.Accumulate(x_row, &s);   // then finalize s per the op's rules
+//   std::vector<RowScores<float>> s(rows, RowScores<float>(trees.n_targets()));
+//   trees.Accumulate(x, /*stride=*/features, rows, s.data());  // then finalize each row
 //
 // T is the type of thresholds and scores: double for double inputs, float
-// otherwise, as in ONNX Runtime. Trees are found as ONNX Runtime finds them: a
+// otherwise, as in ONNX Runtime. Rows are evaluated in blocks with the trees in
+// the outer loop, so one tree stays in cache across the block. Trees are found as ONNX Runtime finds them: a
 // tree starts at each node whose tree id differs from the previous node's, and
-// that first node is its root. Thread-compatible: immutable after creation.
+// that first node is its root (converters list each tree from its root;
+// ONNX Runtime 1.30 treats other orders differently and sometimes refuses
+// them). Thread-compatible: immutable after creation.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/parallel_for.h"
 #include "framework/op_kernel.h"
 
 namespace onyx {
@@ -31,6 +36,8 @@ struct RowScores {
   void Reset() {
     std::fill(score.begin(), score.end(), T(0));
     std::fill(has.begin(), has.end(), 0);
+    single = T(0);
+    single_has = false;
   }
   std::vector<T> score;
   std::vector<uint8_t> has;
@@ -62,11 +69,12 @@ class TreeEnsemble {
   TreeAggregate aggregate() const { return aggregate_; }
   const std::vector<T>& base_values() const { return base_values_; }
 
-  // Adds the leaves `x` (one row of features) reaches in every tree to `s`:
-  // with one target into s->single (each leaf's first weight, or the leaf
-  // node's own value when it has none), else into the target slots.
+  // Adds the leaves each of `rows` rows of `x` (`stride` apart) reaches in
+  // every tree to s[row], tree by tree in order: with one target into
+  // s[row].single (each leaf's first weight, or the leaf node's own value when
+  // it has none), else into the target slots.
   template <typename I>
-  void Accumulate(const I* x, RowScores<T>* s) const;
+  void Accumulate(const I* x, int64_t stride, int64_t rows, RowScores<T>* s) const;
 
  private:
   enum Mode : uint8_t { kLeq, kLt, kGte, kGt, kEq, kNeq, kMember, kLeaf };
@@ -77,7 +85,6 @@ class TreeEnsemble {
     uint8_t missing_true;
     int32_t true_next;   // branch: node index; leaf: first weight in weights_
     int32_t false_next;  // branch: node index; leaf: number of weights
-    int32_t set;         // kMember: index into sets_
   };
   struct Weight {
     int32_t target;
@@ -88,11 +95,15 @@ class TreeEnsemble {
   static absl::StatusOr<TreeEnsemble> Build(const OpKernelInfo& info, Spec spec);
   template <typename I>
   const Node& Leaf(int32_t root, const I* x) const;
+  template <typename I>
+  void AddLeaf(const Node& leaf, RowScores<T>* s) const;
 
   std::vector<Node> nodes_;
   std::vector<int32_t> roots_;
   std::vector<Weight> weights_;
   std::vector<std::vector<T>> sets_;
+  std::vector<int32_t> set_of_;  // per node: its index in sets_ (kMember only)
+  bool all_leq_ = false;         // every branch is BRANCH_LEQ without missing-value tracking
   std::vector<T> base_values_;
   int64_t n_targets_ = 0;
   int64_t max_feature_ = -1;
@@ -100,6 +111,25 @@ class TreeEnsemble {
   bool weights_nonnegative_ = true;
   TreeAggregate aggregate_ = TreeAggregate::kSum;
 };
+
+// Evaluates `rows` rows of x (`stride` apart) in parallel blocks and calls
+// finish(row, scores) once per row, from the thread that summed it.
+template <typename T, typename I, typename Fn>
+void ForEachRowBlock(const TreeEnsemble<T>& e, const I* x, int64_t stride, int64_t rows, Fn finish) {
+  constexpr int64_t kBlock = 128;  // rows sharing one pass over the trees
+  const int64_t blocks = (rows + kBlock - 1) / kBlock;
+  const int64_t work = std::max<int64_t>(1, e.n_trees()) * kBlock;
+  ParallelFor(blocks, std::max<int64_t>(1, (int64_t{1} << 16) / work), [&](int64_t begin, int64_t end) {
+    std::vector<RowScores<T>> s(kBlock, RowScores<T>(e.n_targets()));
+    for (int64_t b = begin; b < end; ++b) {
+      const int64_t first = b * kBlock;
+      const int64_t n = std::min(kBlock, rows - first);
+      for (int64_t r = 0; r < n; ++r) s[r].Reset();
+      e.Accumulate(x + first * stride, stride, n, s.data());
+      for (int64_t r = 0; r < n; ++r) finish(first + r, s[r]);
+    }
+  });
+}
 
 extern template class TreeEnsemble<float>;
 extern template class TreeEnsemble<double>;

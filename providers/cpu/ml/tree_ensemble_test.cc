@@ -59,6 +59,18 @@ TEST(TreeEnsembleTest, RegressorFollowsBranchesToLeafWeights) {
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0.3f, 0.8f}));
 }
 
+TEST(TreeEnsembleTest, ManyRowsAcrossBlocksAndThreads) {
+  // Rows are summed in blocks of 128 in parallel: odd rows (x1 = 0.7) reach leaf 2.
+  constexpr int64_t kRows = 1000;
+  std::vector<float> x(2 * kRows);
+  for (int64_t r = 0; r < kRows; ++r) x[2 * r + 1] = r % 2 ? 0.7f : 0.1f;
+  auto out = RunModel(Regressor({0.3f, 0.8f}, {0, 0}, 1), {{"x", Value(FloatTensor({kRows, 2}, x))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<float> y = Values<float>((*out)[0]);
+  ASSERT_EQ(y.size(), static_cast<size_t>(kRows));
+  for (int64_t r = 0; r < kRows; ++r) ASSERT_EQ(y[r], r % 2 ? 0.8f : 0.3f) << "row " << r;
+}
+
 TEST(TreeEnsembleTest, NanGoesFalseUnlessMissingTracksTrue) {
   // NaN <= 0.5 is false -> leaf 2; with missing_value_tracks_true -> leaf 1.
   for (int64_t tracks : {0, 1}) {

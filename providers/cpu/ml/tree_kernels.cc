@@ -56,21 +56,6 @@ void FinishRegression(const TreeEnsemble<T>& e, PostTransform pt, RowScores<T>& 
   WriteScores(s, pt, out);
 }
 
-// Runs `row_fn(row, scores)` for every row in parallel blocks.
-template <typename T, typename Fn>
-void ForEachRow(const TreeEnsemble<T>& e, int64_t rows, Fn row_fn) {
-  const int64_t per_row = std::max<int64_t>(1, e.n_trees()) * 8;
-  ParallelFor(rows, std::max<int64_t>(1, 32768 / per_row), [&](int64_t begin, int64_t end) {
-    RowScores<T> s(e.n_targets());
-    for (int64_t r = begin; r < end; ++r) {
-      s.Reset();
-      s.single = T(0);
-      s.single_has = false;
-      row_fn(r, s);
-    }
-  });
-}
-
 // Checks X and returns its row count; `cols` as ONNX Runtime counts them (a
 // 1-D input has one feature column whatever its length).
 template <typename T>
@@ -138,8 +123,7 @@ class TreeRegressor final : public OpKernel {
     const DataType out_type = v5_ ? x->type() : DataType::kFloat;
     ASSIGN_OR_RETURN(Tensor * y, ctx.Output(0, {rows, e.n_targets()}, out_type));
     return WithInput<T>(ctx, *x, [&](const auto* data) {
-      ForEachRow(e, rows, [&](int64_t r, RowScores<T>& s) {
-        e.Accumulate(data + r * stride, &s);
+      ForEachRowBlock(e, data, stride, rows, [&](int64_t r, RowScores<T>& s) {
         if (out_type == DataType::kDouble) {
           FinishRegression(e, post_transform_, s, y->mutable_data<double>() + r * e.n_targets());
         } else {
