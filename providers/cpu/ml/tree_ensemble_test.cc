@@ -294,5 +294,14 @@ TEST(TreeEnsembleTest, OldTreeOpsAreDeprecatedAtMlOpset5) {
   EXPECT_NE(out.status().message().find("deprecated"), std::string::npos) << out.status();
 }
 
+TEST(TreeEnsembleTest, MlOpsetNewerThanFiveIsRefusedByName) {
+  ModelBuilder m = Regressor({0.3f, 0.8f}, {0, 0}, 1);
+  m.Opset("ai.onnx.ml", 6);
+  auto out = RunModel(m, {{"x", Value(FloatTensor({1, 2}, {0.2f, 0.1f}))}}, {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("ai.onnx.ml opset 6 is newer than the supported 5"), std::string::npos)
+      << out.status();
+}
+
 }  // namespace
 }  // namespace onyx
