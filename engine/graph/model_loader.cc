@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "graph/graph_cleanup.h"
+#include "graph/map_values.h"
 #include "graph/unsupported_types.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -158,6 +159,14 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   if (onnx_opset != loaded.opsets.end() && onnx_opset->second > kMaxSupportedOpset) {
     return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": default-domain opset ", onnx_opset->second,
                                                  " is newer than the supported ", kMaxSupportedOpset));
+  }
+  auto ml_opset = loaded.opsets.find("ai.onnx.ml");
+  if (ml_opset != loaded.opsets.end() && ml_opset->second > kMaxOnnxMlOpset) {
+    return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": ai.onnx.ml opset ", ml_opset->second,
+                                                 " is newer than the supported ", kMaxOnnxMlOpset));
+  }
+  if (absl::Status maps = RefuseMapValues(model.graph()); !maps.ok()) {
+    return absl::UnimplementedError(absl::StrCat(ModelLabel(options), ": ", maps.message()));
   }
   RETURN_IF_ERROR(ApplyOverrides(model, options));
   {

@@ -11,6 +11,7 @@ void RegisterCpuKernels(KernelRegistry& registry) {
   RegisterNhwcKernels(registry);
   RegisterLlmKernels(registry);
   RegisterContribKernels(registry);
+  RegisterMlKernels(registry);
 }
 
 }  // namespace onyx

@@ -15,6 +15,7 @@ void RegisterFusedKernels(KernelRegistry& registry);        // fused/fused_kerne
 void RegisterNhwcKernels(KernelRegistry& registry);         // nhwc/nhwc_kernels.cc (com.onyx, channels last)
 void RegisterLlmKernels(KernelRegistry& registry);          // llm/llm_kernels.cc (opset 23 transformer ops)
 void RegisterContribKernels(KernelRegistry& registry);      // contrib/contrib_kernels.cc (com.microsoft)
+void RegisterMlKernels(KernelRegistry& registry);           // ml/ml_kernels.cc (ai.onnx.ml)
 
 void RegisterCpuKernels(KernelRegistry& registry);
 

@@ -59,6 +59,7 @@ void RegisterNewerOpsetSchemas() {
     schemas::RegisterStringSchemas();
     schemas::RegisterOptionalSchemas();
     schemas::RegisterContribSchemas();
+    schemas::RegisterMlSchemas();
   });
 }
 

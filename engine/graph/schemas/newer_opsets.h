@@ -13,6 +13,8 @@ namespace onyx {
 
 // The highest default-domain opset the engine loads.
 inline constexpr int kMaxOnnxOpset = 23;
+// The highest ai.onnx.ml opset the engine loads.
+inline constexpr int kMaxOnnxMlOpset = 5;
 
 // Raises the registry's default-domain range to kMaxOnnxOpset and registers
 // every schema of this folder once per process.

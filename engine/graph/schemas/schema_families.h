@@ -22,6 +22,8 @@ void RegisterStringSchemas();    // string_schemas.cc: StringConcat, StringSplit
 void RegisterOptionalSchemas();  // optional_schemas.cc: OptionalHasElement, OptionalGetElement-18
 void RegisterReduceSchemas();    // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
 void RegisterContribSchemas();   // contrib_schemas.cc: com.microsoft opset 1 (ONNX Runtime's contrib ops)
+void RegisterReduceSchemas();    // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
+void RegisterMlSchemas();        // ml_schemas.cc: ai.onnx.ml 4-5 (LabelEncoder-4, TreeEnsemble-5)
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);
