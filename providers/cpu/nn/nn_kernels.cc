@@ -4,6 +4,7 @@
 namespace onyx {
 
 void RegisterNnKernels(KernelRegistry& r) {
+  RegisterAffineGridKernels(r);
   RegisterConvKernels(r);
   RegisterConvIntegerKernels(r);
   RegisterConvTransposeKernels(r);

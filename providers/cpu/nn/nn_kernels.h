@@ -5,6 +5,7 @@
 
 namespace onyx {
 
+void RegisterAffineGridKernels(KernelRegistry& registry);         // affine_grid.cc
 void RegisterConvKernels(KernelRegistry& registry);               // conv.cc
 void RegisterConvIntegerKernels(KernelRegistry& registry);        // conv_integer.cc
 void RegisterConvTransposeKernels(KernelRegistry& registry);      // conv_transpose.cc

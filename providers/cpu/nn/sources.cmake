@@ -1,4 +1,5 @@
 list(APPEND ONYX_CPU_KERNEL_SOURCES
+  nn/affine_grid.cc
   nn/conv.cc
   nn/conv_attributes.cc
   nn/conv_integer.cc
@@ -32,6 +33,7 @@ if(ONYX_BUILD_TESTS)
     nn/dnnl_conv_integer_test.cc
     nn/dnnl_conv_test.cc
     nn/dnnl_support_test.cc
+    nn/grid_sample_test.cc
     nn/group_norm_test.cc
     nn/nn_ops_test.cc
     nn/packed_weights_test.cc
