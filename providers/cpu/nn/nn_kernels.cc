@@ -8,6 +8,7 @@ void RegisterNnKernels(KernelRegistry& r) {
   RegisterConvKernels(r);
   RegisterConvIntegerKernels(r);
   RegisterConvTransposeKernels(r);
+  RegisterDeformConvKernels(r);
   RegisterDepthToSpaceKernels(r);
   RegisterDropoutKernels(r);
   RegisterGridSampleKernels(r);

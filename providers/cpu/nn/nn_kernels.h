@@ -9,6 +9,7 @@ void RegisterAffineGridKernels(KernelRegistry& registry);         // affine_grid
 void RegisterConvKernels(KernelRegistry& registry);               // conv.cc
 void RegisterConvIntegerKernels(KernelRegistry& registry);        // conv_integer.cc
 void RegisterConvTransposeKernels(KernelRegistry& registry);      // conv_transpose.cc
+void RegisterDeformConvKernels(KernelRegistry& registry);         // deform_conv.cc
 void RegisterDepthToSpaceKernels(KernelRegistry& registry);       // depth_to_space.cc
 void RegisterDropoutKernels(KernelRegistry& registry);            // dropout.cc
 void RegisterGridSampleKernels(KernelRegistry& registry);         // grid_sample.cc
