@@ -1,7 +1,11 @@
-// GridSample (opset 16) on 4-D NCHW input: bilinear, nearest or bicubic
-// sampling at normalised grid locations, with zeros, border or reflection
-// padding and align_corners; the coordinate conventions follow PyTorch's
-// grid_sample, which the ONNX definition mirrors.
+// GridSample: X (N, C, D1, ..., Dr) sampled at the normalised locations of
+// grid (N, D1_out, ..., Dr_out, r), whose last axis lists the coordinates
+// innermost first (x indexes Dr). Linear (bi-/trilinear, and any r from 20)
+// and nearest sampling on any number of spatial dims, bicubic on 2; zeros,
+// border or reflection padding; align_corners. Opset 16 takes 4-D input
+// only; opset 20 renamed the modes (bilinear -> linear, bicubic -> cubic)
+// and both spellings are accepted. The coordinate conventions follow
+// PyTorch's grid_sample, which the ONNX definition mirrors.
 #include <cmath>
 #include <cstring>
 
@@ -13,7 +17,8 @@
 namespace onyx {
 namespace {
 
-enum class Mode { kBilinear, kNearest, kBicubic };
+enum class Mode { kLinear, kNearest, kCubic };
+constexpr int kMaxRank = 8;  // spatial dims (Sample's fixed arrays)
 enum class Padding { kZeros, kBorder, kReflection };
 
 double Reflect(double x, double twice_low, double twice_high) {
@@ -25,16 +30,35 @@ double Reflect(double x, double twice_low, double twice_high) {
   return flips % 2 == 0 ? extra + lo : span - extra + lo;
 }
 
+// One plane of X and its spatial sizes, outermost first.
+struct Plane {
+  const double* data;
+  const int64_t* dims;
+  int rank;
+
+  // The element at integer position `pos` (rank values), 0 outside.
+  double At(const int64_t* pos) const {
+    int64_t offset = 0;
+    for (int d = 0; d < rank; ++d) {
+      if (pos[d] < 0 || pos[d] >= dims[d]) return 0;
+      offset = offset * dims[d] + pos[d];
+    }
+    return data[offset];
+  }
+};
+
 class GridSample final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
-    const std::string mode = info.AttrOr<std::string>("mode", "bilinear");
+    const bool opset20 = info.node().since_version >= 20;
+    const std::string mode = info.AttrOr<std::string>("mode", opset20 ? "linear" : "bilinear");
     const std::string padding = info.AttrOr<std::string>("padding_mode", "zeros");
     auto k = std::unique_ptr<GridSample>(new GridSample());
-    if (mode == "bilinear" || mode == "linear") k->mode_ = Mode::kBilinear;
+    k->any_rank_ = opset20;
+    if (mode == "bilinear" || mode == "linear") k->mode_ = Mode::kLinear;
     else if (mode == "nearest") k->mode_ = Mode::kNearest;
-    else if (mode == "bicubic" || mode == "cubic") k->mode_ = Mode::kBicubic;
-    else return info.Error("attribute 'mode' must be bilinear, nearest or bicubic, received '" + mode + "'");
+    else if (mode == "bicubic" || mode == "cubic") k->mode_ = Mode::kCubic;
+    else return info.Error("attribute 'mode' must be linear, nearest or cubic, received '" + mode + "'");
     if (padding == "zeros") k->padding_ = Padding::kZeros;
     else if (padding == "border") k->padding_ = Padding::kBorder;
     else if (padding == "reflection") k->padding_ = Padding::kReflection;
@@ -46,26 +70,49 @@ class GridSample final : public OpKernel {
   absl::Status Compute(OpKernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Tensor* x_in, RequireInput(ctx, 0, "X"));
     ASSIGN_OR_RETURN(const Tensor* grid_in, RequireInput(ctx, 1, "grid"));
-    if (x_in->rank() != 4) return ctx.Error("X must be 4-D [N, C, H, W], received " + DimsToString(x_in->dims()));
-    const int64_t n = x_in->dims()[0], c = x_in->dims()[1], h = x_in->dims()[2], w = x_in->dims()[3];
-    if (grid_in->rank() != 4 || grid_in->dims()[0] != n || grid_in->dims()[3] != 2) {
-      return ctx.Error(absl::StrCat("grid must be [", n, ", H_out, W_out, 2], received ", DimsToString(grid_in->dims())));
+    const int rank = static_cast<int>(x_in->rank()) - 2;
+    if (rank < 1 || rank > kMaxRank || (!any_rank_ && rank != 2)) {
+      return ctx.Error(absl::StrCat("X must be ", any_rank_ ? "(N, C, D1, ..., Dr)" : "4-D (N, C, H, W)", ", received ",
+                                    DimsToString(x_in->dims())));
     }
-    const int64_t oh = grid_in->dims()[1], ow = grid_in->dims()[2];
-    ASSIGN_OR_RETURN(Tensor* y_out, ctx.Output(0, {n, c, oh, ow}, x_in->type()));
+    if (mode_ == Mode::kCubic && rank != 2) {
+      return ctx.Error("cubic mode samples 4-D input (N, C, H, W) only, received " + DimsToString(x_in->dims()));
+    }
+    if (x_in->type() == DataType::kString || x_in->type() == DataType::kBool || x_in->type() == DataType::kComplex64 ||
+        x_in->type() == DataType::kComplex128) {
+      return ctx.Error(absl::StrCat("X of type ", DataTypeName(x_in->type()), " cannot be interpolated"));
+    }
+    const int64_t n = x_in->dims()[0], c = x_in->dims()[1];
+    const Dims& gd = grid_in->dims();
+    if (grid_in->rank() != rank + 2 || gd[0] != n || gd[rank + 1] != rank) {
+      return ctx.Error(absl::StrCat("grid must be [", n, ", D1_out, ..., D", rank, "_out, ", rank, "] for X ",
+                                    DimsToString(x_in->dims()), ", received ", DimsToString(gd)));
+    }
+    Dims out_dims = {n, c};
+    int64_t positions = 1;  // per batch entry
+    for (int d = 0; d < rank; ++d) {
+      out_dims.push_back(gd[1 + d]);
+      positions *= gd[1 + d];
+    }
+    ASSIGN_OR_RETURN(Tensor* y_out, ctx.Output(0, out_dims, x_in->type()));
     ASSIGN_OR_RETURN(Tensor x, ConvertNumeric(*x_in, DataType::kDouble));
     ASSIGN_OR_RETURN(Tensor grid, ConvertNumeric(*grid_in, DataType::kDouble));
-    Tensor y = Tensor::Allocate(DataType::kDouble, {n, c, oh, ow});
+    Tensor y = Tensor::Allocate(DataType::kDouble, out_dims);
+    const int64_t* in_dims = x.dims().data() + 2;
+    int64_t plane_size = 1;
+    for (int d = 0; d < rank; ++d) plane_size *= in_dims[d];
     const double* px = x.data<double>();
     const double* pg = grid.data<double>();
     double* py = y.mutable_data<double>();
-    ParallelFor(n * oh * ow, 256, [&](int64_t begin, int64_t end) {
+    ParallelFor(n * positions, 256, [&](int64_t begin, int64_t end) {
+      std::vector<double> coord(rank);
       for (int64_t p = begin; p < end; ++p) {
-        const int64_t b = p / (oh * ow), pos = p % (oh * ow);
-        const double gx = Unnormalize(pg[p * 2], w), gy = Unnormalize(pg[p * 2 + 1], h);
+        const int64_t b = p / positions, pos = p % positions;
+        // grid lists x (the innermost axis) first.
+        for (int d = 0; d < rank; ++d) coord[d] = Unnormalize(pg[p * rank + (rank - 1 - d)], in_dims[d]);
         for (int64_t ch = 0; ch < c; ++ch) {
-          const double* plane = px + (b * c + ch) * h * w;
-          py[(b * c + ch) * oh * ow + pos] = Sample(plane, h, w, gx, gy);
+          const Plane plane{px + (b * c + ch) * plane_size, in_dims, rank};
+          py[(b * c + ch) * positions + pos] = Sample(plane, coord.data());
         }
       }
     });
@@ -91,10 +138,6 @@ class GridSample final : public OpKernel {
     return v;
   }
 
-  static double At(const double* plane, int64_t h, int64_t w, int64_t y, int64_t x) {
-    return (x >= 0 && x < w && y >= 0 && y < h) ? plane[y * w + x] : 0.0;
-  }
-
   static void CubicWeights(double t, double out[4]) {
     constexpr double a = -0.75;
     auto near = [](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
@@ -105,37 +148,55 @@ class GridSample final : public OpKernel {
     out[3] = far(2 - t);
   }
 
-  double Sample(const double* plane, int64_t h, int64_t w, double gx, double gy) const {
-    if (mode_ == Mode::kBicubic) {
-      // Taps are padded individually around the unpadded location.
-      const double fx = std::floor(gx), fy = std::floor(gy);
-      double wx[4], wy[4];
-      CubicWeights(gx - fx, wx);
-      CubicWeights(gy - fy, wy);
+  double Sample(const Plane& plane, const double* coord) const {
+    const int rank = plane.rank;
+    int64_t pos[kMaxRank];
+    if (mode_ == Mode::kCubic) {  // rank 2: taps padded one by one around the unpadded location
+      const double fy = std::floor(coord[0]), fx = std::floor(coord[1]);
+      double wy[4], wx[4];
+      CubicWeights(coord[0] - fy, wy);
+      CubicWeights(coord[1] - fx, wx);
       double sum = 0;
       for (int i = 0; i < 4; ++i) {
-        const double ty = Pad(fy - 1 + i, h);
+        pos[0] = static_cast<int64_t>(Pad(fy - 1 + i, plane.dims[0]));
         for (int j = 0; j < 4; ++j) {
-          const double tx = Pad(fx - 1 + j, w);
-          sum += wy[i] * wx[j] * At(plane, h, w, static_cast<int64_t>(ty), static_cast<int64_t>(tx));
+          pos[1] = static_cast<int64_t>(Pad(fx - 1 + j, plane.dims[1]));
+          sum += wy[i] * wx[j] * plane.At(pos);
         }
       }
       return sum;
     }
-    const double x = Pad(gx, w), y = Pad(gy, h);
+    double padded[kMaxRank];
+    for (int d = 0; d < rank; ++d) padded[d] = Pad(coord[d], plane.dims[d]);
     if (mode_ == Mode::kNearest) {
-      return At(plane, h, w, static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)));
+      for (int d = 0; d < rank; ++d) pos[d] = static_cast<int64_t>(std::nearbyint(padded[d]));
+      return plane.At(pos);
     }
-    const double x0 = std::floor(x), y0 = std::floor(y);
-    const double dx = x - x0, dy = y - y0;
-    const int64_t ix = static_cast<int64_t>(x0), iy = static_cast<int64_t>(y0);
-    return (1 - dy) * ((1 - dx) * At(plane, h, w, iy, ix) + dx * At(plane, h, w, iy, ix + 1)) +
-           dy * ((1 - dx) * At(plane, h, w, iy + 1, ix) + dx * At(plane, h, w, iy + 1, ix + 1));
+    // Linear: the 2^rank corners around the location, weighted per axis.
+    int64_t low[kMaxRank];
+    double frac[kMaxRank];
+    for (int d = 0; d < rank; ++d) {
+      const double f = std::floor(padded[d]);
+      low[d] = static_cast<int64_t>(f);
+      frac[d] = padded[d] - f;
+    }
+    double sum = 0;
+    for (int corner = 0; corner < (1 << rank); ++corner) {
+      double weight = 1;
+      for (int d = 0; d < rank; ++d) {
+        const bool high = (corner >> (rank - 1 - d)) & 1;
+        pos[d] = low[d] + (high ? 1 : 0);
+        weight *= high ? frac[d] : 1 - frac[d];
+      }
+      sum += weight * plane.At(pos);
+    }
+    return sum;
   }
 
-  Mode mode_ = Mode::kBilinear;
+  Mode mode_ = Mode::kLinear;
   Padding padding_ = Padding::kZeros;
   bool align_corners_ = false;
+  bool any_rank_ = false;  // opset 20: N-D input
 };
 
 }  // namespace

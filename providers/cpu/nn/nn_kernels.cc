@@ -4,9 +4,11 @@
 namespace onyx {
 
 void RegisterNnKernels(KernelRegistry& r) {
+  RegisterAffineGridKernels(r);
   RegisterConvKernels(r);
   RegisterConvIntegerKernels(r);
   RegisterConvTransposeKernels(r);
+  RegisterDeformConvKernels(r);
   RegisterDepthToSpaceKernels(r);
   RegisterDropoutKernels(r);
   RegisterGridSampleKernels(r);

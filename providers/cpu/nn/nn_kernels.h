@@ -5,9 +5,11 @@
 
 namespace onyx {
 
+void RegisterAffineGridKernels(KernelRegistry& registry);         // affine_grid.cc
 void RegisterConvKernels(KernelRegistry& registry);               // conv.cc
 void RegisterConvIntegerKernels(KernelRegistry& registry);        // conv_integer.cc
 void RegisterConvTransposeKernels(KernelRegistry& registry);      // conv_transpose.cc
+void RegisterDeformConvKernels(KernelRegistry& registry);         // deform_conv.cc
 void RegisterDepthToSpaceKernels(KernelRegistry& registry);       // depth_to_space.cc
 void RegisterDropoutKernels(KernelRegistry& registry);            // dropout.cc
 void RegisterGridSampleKernels(KernelRegistry& registry);         // grid_sample.cc

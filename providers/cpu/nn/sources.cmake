@@ -1,8 +1,10 @@
 list(APPEND ONYX_CPU_KERNEL_SOURCES
+  nn/affine_grid.cc
   nn/conv.cc
   nn/conv_attributes.cc
   nn/conv_integer.cc
   nn/conv_transpose.cc
+  nn/deform_conv.cc
   nn/depth_to_space.cc
   nn/dnnl_conv.cc
   nn/dnnl_conv_integer.cc
@@ -29,9 +31,11 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 # Unit tests of the nn family (GTest; run by ctest as nn_kernel_tests).
 if(ONYX_BUILD_TESTS)
   add_executable(nn_kernel_tests
+    nn/deform_conv_test.cc
     nn/dnnl_conv_integer_test.cc
     nn/dnnl_conv_test.cc
     nn/dnnl_support_test.cc
+    nn/grid_sample_test.cc
     nn/group_norm_test.cc
     nn/nn_ops_test.cc
     nn/packed_weights_test.cc
