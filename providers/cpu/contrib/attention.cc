@@ -181,7 +181,7 @@ class Attention final : public OpKernel {
 
 }  // namespace
 
-void RegisterAttentionKernels(KernelRegistry& r) {
+void RegisterContribAttentionKernels(KernelRegistry& r) {
   r.Register(MicrosoftFloatKernel("Attention"), MakeFactory<Attention>());
 }
 

@@ -12,7 +12,7 @@ void RegisterContribKernels(KernelRegistry& r) {
   RegisterContribConvGemmKernels(r);
   RegisterContribNormKernels(r);
   RegisterEmbedLayerNormKernels(r);
-  RegisterAttentionKernels(r);
+  RegisterContribAttentionKernels(r);
   RegisterMultiHeadAttentionKernels(r);
   RegisterContribQuantMatMulKernels(r);
   RegisterQLinearElementwiseKernels(r);

@@ -23,7 +23,7 @@ void RegisterContribMatMulKernels(KernelRegistry& registry);       // fused_matm
 void RegisterContribConvGemmKernels(KernelRegistry& registry);     // fused_conv_gemm.cc
 void RegisterContribNormKernels(KernelRegistry& registry);         // layer_norm.cc
 void RegisterEmbedLayerNormKernels(KernelRegistry& registry);      // embed_layer_norm.cc
-void RegisterAttentionKernels(KernelRegistry& registry);           // attention.cc
+void RegisterContribAttentionKernels(KernelRegistry& registry);    // attention.cc
 void RegisterMultiHeadAttentionKernels(KernelRegistry& registry);  // multi_head_attention.cc
 void RegisterContribQuantMatMulKernels(KernelRegistry& registry);  // quant_matmul.cc
 void RegisterQLinearElementwiseKernels(KernelRegistry& registry);  // qlinear_elementwise.cc
