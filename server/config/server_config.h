@@ -15,6 +15,9 @@
 //   max_message_bytes: 67108864
 //   max_elements_per_input: 268435456
 //   tls: {cert_file: server.pem, key_file: server.key, client_ca_file: ca.pem}
+//   inference_token_file: /etc/onyx/inference.tokens
+//   control_token_file: /etc/onyx/control.tokens
+//   control_rpcs: enabled      # enabled | disabled
 //   shutdown: {linger_seconds: 0, drain_timeout_seconds: 30}
 // Unknown keys and bad values are INVALID_ARGUMENT naming the file, the key, what
 // was expected and what was found.
@@ -53,6 +56,17 @@ struct TlsMaterial {
   std::string client_ca_pem;  // empty: clients are not asked for a certificate
 };
 
+// Bearer-token authentication (server/auth/authorizer.h has the policy). Off
+// when both files are empty; control RPCs can be switched off on their own.
+struct AuthConfig {
+  std::string inference_token_file;
+  std::string control_token_file;
+  bool control_rpcs_enabled = true;
+  bool enabled() const {
+    return !inference_token_file.empty() || !control_token_file.empty() || !control_rpcs_enabled;
+  }
+};
+
 // What SIGTERM/SIGINT does: readiness drops at once, inference is still served
 // for linger_seconds (so load balancers stop routing), then new calls are
 // refused and accepted ones get up to drain_timeout_seconds to finish.
@@ -82,6 +96,7 @@ struct ServerConfig {
   // Largest element count of one request input, checked before any allocation.
   int64_t max_elements_per_input = kDefaultMaxElementsPerInput;
   TlsConfig tls;
+  AuthConfig auth;
   ShutdownConfig shutdown;
 };
 
@@ -112,6 +127,13 @@ absl::StatusOr<double> ParseSampleRate(absl::string_view what, absl::string_view
 // cert_file and key_file both set or both empty; client_ca_file only with them.
 // INVALID_ARGUMENT naming `source` and the keys otherwise.
 absl::Status ValidateTlsConfig(const TlsConfig& tls, absl::string_view source);
+
+// "enabled" | "disabled"; INVALID_ARGUMENT naming `what` otherwise.
+absl::StatusOr<bool> ParseControlRpcs(absl::string_view what, absl::string_view text);
+
+// control_rpcs disabled with a control_token_file is a contradiction.
+// INVALID_ARGUMENT naming `source` and both keys.
+absl::Status ValidateAuthConfig(const AuthConfig& auth, absl::string_view source);
 
 // Reads the PEM files of an enabled `tls`. INVALID_ARGUMENT naming the key and
 // the file when one cannot be read or holds no PEM block ("-----BEGIN").
