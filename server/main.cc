@@ -137,6 +137,8 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
     spdlog::critical("{}", metrics.status().ToString());
     return 1;
   }
+  // Before the repository: requests release their leases as models drain.
+  ByteBudget inflight_bytes("server max_inflight_bytes", config.max_inflight_bytes);
   ModelRepository::Options repository_options;
   repository_options.root = root;
   repository_options.on_batch =
@@ -161,6 +163,8 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
   service_options.version = ONYX_VERSION;
   service_options.limits.max_elements_per_input = config.max_elements_per_input;
   service_options.limits.max_message_bytes = config.max_message_bytes;
+  service_options.inflight_bytes = &inflight_bytes;
+  service_options.max_stream_buffer_bytes = config.max_stream_buffer_bytes;
   const RequestLogSampler request_log(config.request_log_sample_rate);
   if (request_log.rate() > 0) service_options.request_log = &request_log;
   auto service = InferenceService::Create(service_options);

@@ -172,8 +172,9 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
   RETURN_IF_ERROR(yaml_util::CheckKeys(
       root,
       {"grpc_address", "metrics_address", "model_repository", "log_level", "log_format",
-       "request_log_sample_rate", "load_mode", "max_message_bytes", "max_elements_per_input", "tls",
-       "inference_token_file", "control_token_file", "control_rpcs", "shutdown"},
+       "request_log_sample_rate", "load_mode", "max_message_bytes", "max_elements_per_input",
+       "max_inflight_bytes", "max_stream_buffer_bytes", "tls", "inference_token_file",
+       "control_token_file", "control_rpcs", "shutdown"},
       source, ""));
   ServerConfig config;
   if (root["grpc_address"]) {
@@ -243,6 +244,16 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
     ASSIGN_OR_RETURN(config.max_elements_per_input,
                      yaml_util::GetInt(root["max_elements_per_input"], source,
                                        "max_elements_per_input", 1, kMaxElementsPerInputLimit));
+  }
+  if (root["max_inflight_bytes"]) {
+    ASSIGN_OR_RETURN(config.max_inflight_bytes,
+                     yaml_util::GetInt(root["max_inflight_bytes"], source, "max_inflight_bytes", 0,
+                                       kMaxInflightBytesLimit));
+  }
+  if (root["max_stream_buffer_bytes"]) {
+    ASSIGN_OR_RETURN(config.max_stream_buffer_bytes,
+                     yaml_util::GetInt(root["max_stream_buffer_bytes"], source,
+                                       "max_stream_buffer_bytes", 1, kMaxStreamBufferBytesLimit));
   }
   if (root["tls"]) RETURN_IF_ERROR(ParseTls(root["tls"], source, &config.tls));
   for (auto [key, field] : {std::pair{"inference_token_file", &config.auth.inference_token_file},

@@ -14,6 +14,8 @@
 //   load_mode: all             # all | explicit
 //   max_message_bytes: 67108864
 //   max_elements_per_input: 268435456
+//   max_inflight_bytes: 0            # request bytes admitted, not answered; 0 = no cap
+//   max_stream_buffer_bytes: 67108864 # per ModelStreamInfer stream
 //   tls: {cert_file: server.pem, key_file: server.key, client_ca_file: ca.pem}
 //   inference_token_file: /etc/onyx/inference.tokens
 //   control_token_file: /etc/onyx/control.tokens
@@ -95,6 +97,13 @@ struct ServerConfig {
   int64_t max_message_bytes = int64_t{64} << 20;
   // Largest element count of one request input, checked before any allocation.
   int64_t max_elements_per_input = kDefaultMaxElementsPerInput;
+  // Request bytes (serialized, shared-memory inputs included) admitted over
+  // all models and not yet answered; a request that would pass it is refused
+  // with RESOURCE_EXHAUSTED before it is decoded. 0: no cap.
+  int64_t max_inflight_bytes = 0;
+  // Per ModelStreamInfer stream: reply bytes buffered for a client that does
+  // not read them (grpc/stream_window.h).
+  int64_t max_stream_buffer_bytes = int64_t{64} << 20;
   TlsConfig tls;
   AuthConfig auth;
   ShutdownConfig shutdown;
@@ -103,6 +112,8 @@ struct ServerConfig {
 // Accepted ranges, shared by the file and the flags.
 inline constexpr int64_t kMaxElementsPerInputLimit = int64_t{1} << 40;
 inline constexpr int64_t kMaxShutdownSeconds = 3600;
+inline constexpr int64_t kMaxInflightBytesLimit = int64_t{1} << 50;
+inline constexpr int64_t kMaxStreamBufferBytesLimit = int64_t{1} << 40;
 // gRPC takes an int; at least 4 KiB so that error replies always fit.
 inline constexpr int64_t kMinMaxMessageBytes = 4096;
 inline constexpr int64_t kMaxMaxMessageBytes = 2147483647;

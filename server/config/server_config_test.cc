@@ -23,6 +23,8 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_EQ(config.load_mode, LoadMode::kAll);
   EXPECT_EQ(config.max_message_bytes, 64 * 1024 * 1024);
   EXPECT_EQ(config.max_elements_per_input, int64_t{1} << 28);
+  EXPECT_EQ(config.max_inflight_bytes, 0);
+  EXPECT_EQ(config.max_stream_buffer_bytes, 64 * 1024 * 1024);
   EXPECT_EQ(config.log_format, LogFormat::kText);
   EXPECT_EQ(config.request_log_sample_rate, 0.0);
   EXPECT_FALSE(config.tls.enabled());
@@ -41,6 +43,8 @@ TEST(ServerConfigTest, ParsesEveryKey) {
       "load_mode: explicit\n"
       "max_message_bytes: 1048576\n"
       "max_elements_per_input: 1000\n"
+      "max_inflight_bytes: 1073741824\n"
+      "max_stream_buffer_bytes: 1048576\n"
       "log_format: json\n"
       "request_log_sample_rate: 0.125\n"
       "tls:\n"
@@ -62,6 +66,8 @@ TEST(ServerConfigTest, ParsesEveryKey) {
   EXPECT_EQ(config->load_mode, LoadMode::kExplicit);
   EXPECT_EQ(config->max_message_bytes, 1048576);
   EXPECT_EQ(config->max_elements_per_input, 1000);
+  EXPECT_EQ(config->max_inflight_bytes, 1073741824);
+  EXPECT_EQ(config->max_stream_buffer_bytes, 1048576);
   EXPECT_EQ(config->log_format, LogFormat::kJson);
   EXPECT_EQ(config->request_log_sample_rate, 0.125);
   EXPECT_EQ(config->tls.cert_file, "/tls/server.pem");
@@ -114,6 +120,10 @@ TEST(ServerConfigTest, BadValuesNameFileKeyExpectedAndReceived) {
            Case{"tls: {cert_file: a.pem}\n", "'tls.key_file'", "nothing"},
            Case{"tls: {key_file: a.key}\n", "'tls.cert_file'", "nothing"},
            Case{"tls: {client_ca_file: ca.pem}\n", "'tls.client_ca_file'", "neither"},
+           Case{"max_inflight_bytes: -1\n", "'max_inflight_bytes'", "'-1'"},
+           Case{"max_inflight_bytes: 1125899906842625\n", "'max_inflight_bytes'",
+                "'1125899906842625'"},
+           Case{"max_stream_buffer_bytes: 0\n", "'max_stream_buffer_bytes'", "'0'"},
            Case{"inference_token_file: [a]\n", "'inference_token_file'", "a list"},
            Case{"control_token_file: ''\n", "'control_token_file'", "''"},
            Case{"control_rpcs: off\n", "'control_rpcs'", "'off'"},
