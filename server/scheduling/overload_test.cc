@@ -17,8 +17,8 @@ TEST(OverloadTest, ReasonAndHintTravelWithTheStatus) {
 }
 
 TEST(OverloadTest, NoHintUnlessGivenAndNoReasonOnOtherStatuses) {
-  absl::Status deadline = Rejected(absl::DeadlineExceededError("late"),
-                                   RejectionReason::kDeadlineBeforeRun);
+  absl::Status deadline =
+      Rejected(absl::DeadlineExceededError("late"), RejectionReason::kDeadlineBeforeRun);
   EXPECT_EQ(RejectionReasonOf(deadline), RejectionReason::kDeadlineBeforeRun);
   EXPECT_FALSE(RetryAfterOf(deadline).has_value());
   EXPECT_FALSE(RejectionReasonOf(absl::ResourceExhaustedError("arena")).has_value());
