@@ -132,7 +132,8 @@ class StreamInferReactor final
     const ModelStreamInferResponse* write = nullptr;
     {
       absl::MutexLock lock(&mu_);
-      if (!window_.Completed(bytes)) {
+      const bool fits = window_.Completed(bytes);
+      if (!fits) {
         status = Rejected(
             absl::ResourceExhaustedError(absl::StrCat(
                 "stream reply buffer full: ", window_.buffered_bytes(),
@@ -144,7 +145,7 @@ class StreamInferReactor final
       if (!broken_) {
         Reply& reply = queue_.emplace_back();
         reply.response = std::move(response);
-        reply.bytes = static_cast<int64_t>(reply.response.ByteSizeLong());
+        reply.bytes = fits ? bytes : static_cast<int64_t>(reply.response.ByteSizeLong());
         window_.Push(reply.bytes);
         if (!writing_) {
           writing_ = true;
