@@ -30,12 +30,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "onyx/memory.h"
+#include "server/auth/authorizer.h"
 #include "server/config/command_line.h"
 #include "server/grpc/admin_service.h"
+#include "server/grpc/auth_credentials.h"
 #include "server/grpc/inference_service.h"
 #include "server/models/model_repository.h"
 #include "server/observability/health_service.h"
@@ -110,19 +111,19 @@ const char* SignalName(int signal_number) {
   return signal_number == SIGTERM ? "SIGTERM" : "SIGINT";
 }
 
-// Insecure credentials, or TLS (mutual when a client CA is configured).
-std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TlsMaterial* tls) {
-  if (tls == nullptr) return grpc::InsecureServerCredentials();
-  grpc::SslServerCredentialsOptions options(
-      tls->client_ca_pem.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                                 : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  options.pem_root_certs = tls->client_ca_pem;
-  options.pem_key_cert_pairs.push_back({tls->key_pem, tls->cert_pem});
-  return grpc::SslServerCredentials(options);
+// How the log describes the token policy; never a token.
+std::string AuthSummary(const ServerConfig& config, const Authorizer* authorizer) {
+  if (authorizer == nullptr) return "tokens off";
+  return absl::StrCat(
+      config.auth.inference_token_file.empty() ? "inference open" : "inference tokens",
+      authorizer->control_rpcs_enabled()
+          ? (config.auth.control_token_file.empty() ? ", control open" : ", control tokens")
+          : ", control RPCs disabled");
 }
 
-// `tls` is null when the gRPC port is plaintext.
-int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* tls) {
+// `tls` is null when the gRPC port is plaintext; `authorizer` when tokens are off.
+int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* tls,
+        const Authorizer* authorizer) {
   const std::string root =
       config.model_repository.empty() ? DemoRepository() : config.model_repository;
 
@@ -136,6 +137,8 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
     spdlog::critical("{}", metrics.status().ToString());
     return 1;
   }
+  // Before the repository: requests release their leases as models drain.
+  ByteBudget inflight_bytes("server max_inflight_bytes", config.max_inflight_bytes);
   ModelRepository::Options repository_options;
   repository_options.root = root;
   repository_options.on_batch =
@@ -160,6 +163,8 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
   service_options.version = ONYX_VERSION;
   service_options.limits.max_elements_per_input = config.max_elements_per_input;
   service_options.limits.max_message_bytes = config.max_message_bytes;
+  service_options.inflight_bytes = &inflight_bytes;
+  service_options.max_stream_buffer_bytes = config.max_stream_buffer_bytes;
   const RequestLogSampler request_log(config.request_log_sample_rate);
   if (request_log.rate() > 0) service_options.request_log = &request_log;
   auto service = InferenceService::Create(service_options);
@@ -187,7 +192,7 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
   // gRPC sets SO_REUSEPORT by default: a second onyxd on a busy port would
   // start and split the first one's traffic instead of failing to bind.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(config.grpc_address, ServerCredentials(tls), &port);
+  builder.AddListeningPort(config.grpc_address, ServerCredentialsFor(tls, authorizer), &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
   builder.RegisterService(service->get());
@@ -198,11 +203,12 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
     spdlog::critical("cannot listen on {} (gRPC)", config.grpc_address);
     return 1;
   }
-  spdlog::info("onyxd {} listening on {} (gRPC{})", ONYX_VERSION,
+  spdlog::info("onyxd {} listening on {} (gRPC{}, {})", ONYX_VERSION,
                WithPort(config.grpc_address, port),
                tls == nullptr               ? ""
                : tls->client_ca_pem.empty() ? ", TLS"
-                                            : ", mutual TLS");
+                                            : ", mutual TLS",
+               AuthSummary(config, authorizer));
   for (int metrics_port : (*metrics)->ListeningPorts()) {
     spdlog::info("metrics on http://{}/metrics", WithPort(config.metrics_address, metrics_port));
   }
@@ -279,11 +285,25 @@ int main(int argc, char** argv) {
     }
     tls = std::move(*material);
   }
+  // Token files are read before logging is set up: a bad one exits 2 like a bad flag.
+  std::unique_ptr<onyx::server::Authorizer> authorizer;
+  if (config->auth.enabled()) {
+    onyx::server::Authorizer::Options auth_options;
+    auth_options.inference_token_file = config->auth.inference_token_file;
+    auth_options.control_token_file = config->auth.control_token_file;
+    auth_options.control_rpcs_enabled = config->auth.control_rpcs_enabled;
+    auto created = onyx::server::Authorizer::Create(auth_options);
+    if (!created.ok()) {
+      std::fprintf(stderr, "onyxd: %s\n", std::string(created.status().message()).c_str());
+      return 2;
+    }
+    authorizer = std::move(*created);
+  }
   absl::Status logging = onyx::server::ConfigureLogging(
       {config->log_level, config->log_format == onyx::server::LogFormat::kJson});
   if (!logging.ok()) {
     std::fprintf(stderr, "onyxd: %s\n", std::string(logging.message()).c_str());
     return 2;
   }
-  return onyx::server::Run(*config, signals, tls ? &*tls : nullptr);
+  return onyx::server::Run(*config, signals, tls ? &*tls : nullptr, authorizer.get());
 }

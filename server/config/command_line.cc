@@ -29,6 +29,9 @@ constexpr FlagSpec kValueFlags[] = {
     {"--tls-cert-file", &CommandLine::tls_cert_file},
     {"--tls-key-file", &CommandLine::tls_key_file},
     {"--tls-client-ca-file", &CommandLine::tls_client_ca_file},
+    {"--inference-token-file", &CommandLine::inference_token_file},
+    {"--control-token-file", &CommandLine::control_token_file},
+    {"--control-rpcs", &CommandLine::control_rpcs},
     {"--shutdown-linger-seconds", &CommandLine::shutdown_linger_seconds},
     {"--drain-timeout-seconds", &CommandLine::drain_timeout_seconds},
     {"--load-mode", &CommandLine::load_mode},
@@ -40,8 +43,8 @@ absl::StatusOr<int64_t> IntFlag(absl::string_view name, const std::string& text,
                                 int64_t max) {
   int64_t value = 0;
   if (absl::SimpleAtoi(text, &value) && value >= min && value <= max) return value;
-  return absl::InvalidArgumentError(absl::StrCat(name, ": expected an integer in [", min, ", ",
-                                                 max, "], received '", text, "'"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, ": expected an integer in [", min, ", ", max, "], received '", text, "'"));
 }
 
 absl::Status ValidateFlags(const CommandLine& flags) {
@@ -70,14 +73,14 @@ absl::Status ValidateFlags(const CommandLine& flags) {
                         .status());
   }
   if (flags.shutdown_linger_seconds) {
-    RETURN_IF_ERROR(IntFlag("--shutdown-linger-seconds", *flags.shutdown_linger_seconds, 0,
-                            kMaxShutdownSeconds)
-                        .status());
+    RETURN_IF_ERROR(
+        IntFlag("--shutdown-linger-seconds", *flags.shutdown_linger_seconds, 0, kMaxShutdownSeconds)
+            .status());
   }
   if (flags.drain_timeout_seconds) {
-    RETURN_IF_ERROR(IntFlag("--drain-timeout-seconds", *flags.drain_timeout_seconds, 0,
-                            kMaxShutdownSeconds)
-                        .status());
+    RETURN_IF_ERROR(
+        IntFlag("--drain-timeout-seconds", *flags.drain_timeout_seconds, 0, kMaxShutdownSeconds)
+            .status());
   }
   if (flags.load_mode && !ParseLoadMode(*flags.load_mode).ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -88,10 +91,14 @@ absl::Status ValidateFlags(const CommandLine& flags) {
                             kMaxMaxMessageBytes)
                         .status());
   }
-  // An empty TLS path is a typo, not a way to switch TLS off.
+  if (flags.control_rpcs)
+    RETURN_IF_ERROR(ParseControlRpcs("--control-rpcs", *flags.control_rpcs).status());
+  // An empty TLS or token path is a typo, not a way to switch a feature off.
   for (auto [name, value] : {std::pair{"--tls-cert-file", &flags.tls_cert_file},
                              std::pair{"--tls-key-file", &flags.tls_key_file},
-                             std::pair{"--tls-client-ca-file", &flags.tls_client_ca_file}}) {
+                             std::pair{"--tls-client-ca-file", &flags.tls_client_ca_file},
+                             std::pair{"--inference-token-file", &flags.inference_token_file},
+                             std::pair{"--control-token-file", &flags.control_token_file}}) {
     if (value->has_value() && (*value)->empty()) {
       return absl::InvalidArgumentError(absl::StrCat(name, " needs a non-empty path"));
     }
@@ -170,6 +177,12 @@ std::string CommandLineUsage() {
       "  --tls-cert-file FILE       PEM certificate chain: serve gRPC over TLS\n"
       "  --tls-key-file FILE        PEM private key of --tls-cert-file\n"
       "  --tls-client-ca-file FILE  PEM CA bundle: require client certificates it signed\n"
+      "  --inference-token-file FILE  bearer tokens (one per line) that open inference\n"
+      "                             and metadata RPCs (default: those RPCs are open)\n"
+      "  --control-token-file FILE  bearer tokens that open control RPCs (load/unload,\n"
+      "                             shared memory, admin)\n"
+      "  --control-rpcs MODE        enabled | disabled: refuse every control RPC\n"
+      "                             (default enabled)\n"
       "  --shutdown-linger-seconds S  after SIGTERM, keep serving S seconds while not ready\n"
       "                             (default ",
       defaults.shutdown.linger_seconds,
@@ -219,6 +232,11 @@ void ApplyCommandLine(const CommandLine& flags, ServerConfig* config) {
   if (flags.tls_cert_file) config->tls.cert_file = *flags.tls_cert_file;
   if (flags.tls_key_file) config->tls.key_file = *flags.tls_key_file;
   if (flags.tls_client_ca_file) config->tls.client_ca_file = *flags.tls_client_ca_file;
+  if (flags.inference_token_file) config->auth.inference_token_file = *flags.inference_token_file;
+  if (flags.control_token_file) config->auth.control_token_file = *flags.control_token_file;
+  if (flags.control_rpcs) {
+    config->auth.control_rpcs_enabled = *ParseControlRpcs("", *flags.control_rpcs);
+  }
 }
 
 absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags) {
@@ -230,6 +248,10 @@ absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags) {
   RETURN_IF_ERROR(ValidateTlsConfig(
       config.tls, flags.config_path ? absl::StrCat(*flags.config_path, " and the --tls-* flags")
                                     : std::string("the --tls-* flags")));
+  RETURN_IF_ERROR(ValidateAuthConfig(
+      config.auth, flags.config_path
+                       ? absl::StrCat(*flags.config_path, " and the --control-* flags")
+                       : std::string("the --control-* flags")));
   return config;
 }
 

@@ -21,17 +21,20 @@ namespace onyx::server {
 
 struct CommandLine {
   bool help = false;
-  std::optional<std::string> config_path;       // --config
-  std::optional<std::string> model_repository;  // --model-repository
-  std::optional<std::string> grpc_address;      // --grpc-address
-  std::optional<std::string> metrics_address;   // --metrics-address
-  std::optional<std::string> log_level;         // --log-level
-  std::optional<std::string> log_format;        // --log-format
+  std::optional<std::string> config_path;              // --config
+  std::optional<std::string> model_repository;         // --model-repository
+  std::optional<std::string> grpc_address;             // --grpc-address
+  std::optional<std::string> metrics_address;          // --metrics-address
+  std::optional<std::string> log_level;                // --log-level
+  std::optional<std::string> log_format;               // --log-format
   std::optional<std::string> request_log_sample_rate;  // --request-log-sample-rate
   std::optional<std::string> max_elements_per_input;   // --max-elements-per-input
   std::optional<std::string> tls_cert_file;            // --tls-cert-file
   std::optional<std::string> tls_key_file;             // --tls-key-file
   std::optional<std::string> tls_client_ca_file;       // --tls-client-ca-file
+  std::optional<std::string> inference_token_file;     // --inference-token-file
+  std::optional<std::string> control_token_file;       // --control-token-file
+  std::optional<std::string> control_rpcs;             // --control-rpcs
   std::optional<std::string> shutdown_linger_seconds;  // --shutdown-linger-seconds
   std::optional<std::string> drain_timeout_seconds;    // --drain-timeout-seconds
   std::optional<std::string> load_mode;                // --load-mode
@@ -51,8 +54,8 @@ std::string CommandLineUsage();
 void ApplyCommandLine(const CommandLine& flags, ServerConfig* config);
 
 // Defaults, then the --config file when given, then the flags. The merged TLS
-// settings must be complete (ValidateTlsConfig); the PEM files are read later,
-// by ReadTlsMaterial.
+// settings must be complete (ValidateTlsConfig) and the merged auth settings
+// consistent (ValidateAuthConfig); the PEM and token files are read later.
 absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags);
 
 }  // namespace onyx::server

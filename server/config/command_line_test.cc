@@ -62,8 +62,9 @@ TEST(CommandLineTest, RejectsBadArguments) {
            Case{{"--log-format", "xml"}, "--log-format: expected 'text' or 'json', received 'xml'"},
            Case{{"--request-log-sample-rate", "2"}, "expected a number in [0, 1], received '2'"},
            Case{{"--request-log-sample-rate=abc"}, "received 'abc'"},
-           Case{{"--max-elements-per-input", "0"},
-                "--max-elements-per-input: expected an integer in [1, 1099511627776], received '0'"},
+           Case{
+               {"--max-elements-per-input", "0"},
+               "--max-elements-per-input: expected an integer in [1, 1099511627776], received '0'"},
            Case{{"--max-elements-per-input", "1e6"}, "received '1e6'"},
            Case{{"--shutdown-linger-seconds", "-1"},
                 "--shutdown-linger-seconds: expected an integer in [0, 3600], received '-1'"},
@@ -138,9 +139,8 @@ TEST(CommandLineTest, LoadModeAndMessageLimitFlagsOverrideTheFile) {
 TEST(CommandLineTest, EdgeFlagsSetTheirKeys) {
   absl::StatusOr<CommandLine> flags =
       Parse({"--log-format", "json", "--request-log-sample-rate=0.5", "--max-elements-per-input",
-             "4096", "--tls-cert-file", "s.pem", "--tls-key-file", "s.key",
-             "--tls-client-ca-file", "ca.pem", "--shutdown-linger-seconds", "5",
-             "--drain-timeout-seconds=12"});
+             "4096", "--tls-cert-file", "s.pem", "--tls-key-file", "s.key", "--tls-client-ca-file",
+             "ca.pem", "--shutdown-linger-seconds", "5", "--drain-timeout-seconds=12"});
   ASSERT_TRUE(flags.ok()) << flags.status();
   absl::StatusOr<ServerConfig> config = ResolveServerConfig(*flags);
   ASSERT_TRUE(config.ok()) << config.status();
@@ -160,9 +160,8 @@ TEST(CommandLineTest, TlsFlagsOverrideTheFileAndMustBeComplete) {
     std::ofstream out(path);
     out << "tls: {cert_file: file.pem, key_file: file.key}\nshutdown: {linger_seconds: 3}\n";
   }
-  absl::StatusOr<CommandLine> flags =
-      Parse({"--config", path.c_str(), "--tls-cert-file", "flag.pem", "--drain-timeout-seconds",
-             "7"});
+  absl::StatusOr<CommandLine> flags = Parse(
+      {"--config", path.c_str(), "--tls-cert-file", "flag.pem", "--drain-timeout-seconds", "7"});
   ASSERT_TRUE(flags.ok()) << flags.status();
   absl::StatusOr<ServerConfig> config = ResolveServerConfig(*flags);
   ASSERT_TRUE(config.ok()) << config.status();
@@ -179,6 +178,50 @@ TEST(CommandLineTest, TlsFlagsOverrideTheFileAndMustBeComplete) {
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(),
               AllOf(HasSubstr("--tls-* flags"), HasSubstr("tls.cert_file"), HasSubstr("expected")));
+}
+
+TEST(CommandLineTest, AuthFlagsOverrideTheFile) {
+  const std::string path = ::testing::TempDir() + "/command_line_auth_test.yaml";
+  {
+    std::ofstream out(path);
+    out << "inference_token_file: /file/inference\ncontrol_token_file: /file/control\n";
+  }
+  absl::StatusOr<CommandLine> flags =
+      Parse({"--config", path.c_str(), "--inference-token-file=/flag/inference"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  absl::StatusOr<ServerConfig> config = ResolveServerConfig(*flags);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->auth.inference_token_file, "/flag/inference");
+  EXPECT_EQ(config->auth.control_token_file, "/file/control");
+  EXPECT_TRUE(config->auth.control_rpcs_enabled);
+
+  // Disabling control RPCs while the file gives them a token set contradicts it.
+  absl::StatusOr<CommandLine> disabled =
+      Parse({"--config", path.c_str(), "--control-rpcs", "disabled"});
+  ASSERT_TRUE(disabled.ok()) << disabled.status();
+  absl::StatusOr<ServerConfig> refused = ResolveServerConfig(*disabled);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(),
+              AllOf(HasSubstr("control_token_file"), HasSubstr("control_rpcs"),
+                    HasSubstr("/file/control")));
+  std::remove(path.c_str());
+
+  absl::StatusOr<CommandLine> off = Parse({"--control-rpcs", "disabled"});
+  ASSERT_TRUE(off.ok()) << off.status();
+  absl::StatusOr<ServerConfig> off_config = ResolveServerConfig(*off);
+  ASSERT_TRUE(off_config.ok()) << off_config.status();
+  EXPECT_FALSE(off_config->auth.control_rpcs_enabled);
+  EXPECT_TRUE(off_config->auth.enabled());
+
+  for (std::vector<const char*> bad : {std::vector<const char*>{"--control-rpcs", "off"},
+                                       std::vector<const char*>{"--inference-token-file", ""},
+                                       std::vector<const char*>{"--control-token-file="}}) {
+    absl::StatusOr<CommandLine> parsed = Parse(bad);
+    ASSERT_FALSE(parsed.ok()) << bad[0];
+    const std::string name(bad[0]);
+    EXPECT_THAT(parsed.status().message(), HasSubstr(name.substr(0, name.find('='))));
+  }
 }
 
 TEST(CommandLineTest, MissingConfigFileIsAnError) {

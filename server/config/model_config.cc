@@ -17,6 +17,7 @@ namespace {
 constexpr int64_t kMaxBatch = 65536;
 constexpr int64_t kMaxQueueDelayUs = 10'000'000;  // 10 s
 constexpr int64_t kMaxQueueSize = 1 << 20;
+constexpr int64_t kMaxInflightBytes = int64_t{1} << 50;
 constexpr int64_t kMaxInstances = 64;
 // Versions are positive int64s, as the repository reads directory names.
 constexpr int64_t kMaxVersion = std::numeric_limits<int64_t>::max();
@@ -26,7 +27,8 @@ constexpr int64_t kMaxPatterns = 1 << 16;
 constexpr int64_t kMaxArenaBytes = int64_t{1} << 50;  // 1 PiB: far above any host
 constexpr int64_t kMaxWarmupRuns = 1000;
 
-absl::StatusOr<bool> GetBool(const YAML::Node& node, absl::string_view source, absl::string_view key) {
+absl::StatusOr<bool> GetBool(const YAML::Node& node, absl::string_view source,
+                             absl::string_view key) {
   if (node.IsScalar()) {
     if (node.Scalar() == "true") return true;
     if (node.Scalar() == "false") return false;
@@ -135,9 +137,10 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
   ASSIGN_OR_RETURN(const YAML::Node root, yaml_util::ParseDocument(text, source));
   RETURN_IF_ERROR(yaml_util::CheckKeys(
       root,
-      {"max_batch_size", "buckets", "dynamic_batching", "instance_count", "providers", "optimization_level",
-       "max_cpu_fallback_nodes", "intra_op_threads", "inter_op_threads", "enable_mem_pattern",
-       "mem_pattern_cache_size", "arena_limit_bytes", "warmup", "version_policy", "padded_dims"},
+      {"max_batch_size", "buckets", "dynamic_batching", "instance_count", "providers",
+       "optimization_level", "max_cpu_fallback_nodes", "intra_op_threads", "inter_op_threads",
+       "enable_mem_pattern", "mem_pattern_cache_size", "arena_limit_bytes", "warmup",
+       "version_policy", "padded_dims"},
       source, ""));
   ModelConfigFile file;
   if (root["version_policy"]) {
@@ -163,7 +166,8 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
     ASSIGN_OR_RETURN(std::string level,
                      yaml_util::GetString(root["optimization_level"], source, "optimization_level"));
     if (!onyx::ParseOptimizationLevel(level).ok()) {
-      return yaml_util::BadValue(source, "optimization_level", "one of disabled, basic, extended, all",
+      return yaml_util::BadValue(source, "optimization_level",
+                                 "one of disabled, basic, extended, all",
                                  absl::StrCat("'", level, "'"));
     }
     file.optimization_level = level;
@@ -212,8 +216,9 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
   if (root["dynamic_batching"]) {
     const YAML::Node batching = root["dynamic_batching"];
     RETURN_IF_ERROR(yaml_util::ExpectMap(batching, source, "dynamic_batching"));
-    RETURN_IF_ERROR(yaml_util::CheckKeys(batching, {"max_queue_delay_us", "max_queue_size"}, source,
-                                         "dynamic_batching."));
+    RETURN_IF_ERROR(yaml_util::CheckKeys(
+        batching, {"max_queue_delay_us", "max_queue_size", "max_inflight_bytes"}, source,
+        "dynamic_batching."));
     if (batching["max_queue_delay_us"]) {
       ASSIGN_OR_RETURN(
           file.max_queue_delay_us,
@@ -224,6 +229,12 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
       ASSIGN_OR_RETURN(file.max_queue_size,
                        yaml_util::GetInt(batching["max_queue_size"], source,
                                          "dynamic_batching.max_queue_size", 1, kMaxQueueSize));
+    }
+    if (batching["max_inflight_bytes"]) {
+      ASSIGN_OR_RETURN(file.max_inflight_bytes,
+                       yaml_util::GetInt(batching["max_inflight_bytes"], source,
+                                         "dynamic_batching.max_inflight_bytes", 0,
+                                         kMaxInflightBytes));
     }
   }
   if (root["instance_count"]) {
@@ -254,12 +265,9 @@ std::vector<int64_t> SelectVersions(const VersionPolicy& policy, std::vector<int
   std::sort(available.begin(), available.end());
   available.erase(std::unique(available.begin(), available.end()), available.end());
   switch (policy.kind) {
-    case VersionPolicy::Kind::kAll:
-      return available;
-    case VersionPolicy::Kind::kSpecific:
-      return policy.specific;
-    case VersionPolicy::Kind::kLatest:
-      break;
+    case VersionPolicy::Kind::kAll: return available;
+    case VersionPolicy::Kind::kSpecific: return policy.specific;
+    case VersionPolicy::Kind::kLatest: break;
   }
   const size_t keep = std::min(available.size(), static_cast<size_t>(policy.latest));
   return std::vector<int64_t>(available.end() - static_cast<std::ptrdiff_t>(keep), available.end());
@@ -273,7 +281,8 @@ std::vector<int64_t> DefaultBuckets(int64_t max_batch_size) {
 }
 
 int64_t DefaultIntraOpThreads(int64_t cpu_quota, int64_t instance_count, int64_t inter_op_threads) {
-  const int64_t runs = std::max<int64_t>(instance_count, 1) * std::max<int64_t>(inter_op_threads, 1);
+  const int64_t runs =
+      std::max<int64_t>(instance_count, 1) * std::max<int64_t>(inter_op_threads, 1);
   return std::max<int64_t>(cpu_quota / runs, 1);
 }
 
@@ -312,6 +321,9 @@ absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
   if (file.max_queue_delay_us)
     config.dynamic_batching.max_queue_delay_us = *file.max_queue_delay_us;
   if (file.max_queue_size) config.dynamic_batching.max_queue_size = *file.max_queue_size;
+  if (file.max_inflight_bytes) {
+    config.dynamic_batching.max_inflight_bytes = *file.max_inflight_bytes;
+  }
   if (file.instance_count) config.instance_count = *file.instance_count;
   if (file.providers) config.providers = *file.providers;
   if (file.optimization_level) config.optimization_level = *file.optimization_level;

@@ -9,6 +9,7 @@
 //   dynamic_batching:
 //     max_queue_delay_us: 200
 //     max_queue_size: 256
+//     max_inflight_bytes: 0      # request bytes admitted, not yet answered; 0 = no cap
 //   instance_count: 1
 //   version_policy: {latest: 2}  # or {specific: [1, 3]} or all; default latest 1
 //   padded_dims:                 # symbolic dims other than batch, padded to buckets
@@ -50,14 +51,18 @@ struct DynamicBatchingConfig {
   int64_t max_queue_delay_us = 0;
   // Requests queued beyond this are refused with RESOURCE_EXHAUSTED.
   int64_t max_queue_size = 256;
+  // Request bytes (as received) of this version admitted and not yet
+  // answered, queued or running; a request that would pass it is refused with
+  // RESOURCE_EXHAUSTED. 0: no cap (the server's max_inflight_bytes still applies).
+  int64_t max_inflight_bytes = 0;
 };
 
 // Which version directories the repository serves at once.
 struct VersionPolicy {
   enum class Kind { kLatest, kSpecific, kAll };
   Kind kind = Kind::kLatest;
-  int64_t latest = 1;              // kLatest: the `latest` highest versions
-  std::vector<int64_t> specific;   // kSpecific: strictly ascending
+  int64_t latest = 1;             // kLatest: the `latest` highest versions
+  std::vector<int64_t> specific;  // kSpecific: strictly ascending
 };
 
 // Versions of `available` (any order) that `policy` selects, ascending. For
@@ -67,7 +72,7 @@ std::vector<int64_t> SelectVersions(const VersionPolicy& policy, std::vector<int
 // One padded dimension: requests are padded along it to the smallest size that
 // holds them; outputs with the same dim_param are sliced back.
 struct PaddedDimConfig {
-  std::vector<int64_t> sizes;               // strictly ascending, >= 1
+  std::vector<int64_t> sizes;                // strictly ascending, >= 1
   std::map<std::string, double> pad_values;  // by input name; others pad with 0
 };
 
@@ -112,6 +117,7 @@ struct ModelConfigFile {
   std::optional<std::vector<int64_t>> buckets;
   std::optional<int64_t> max_queue_delay_us;
   std::optional<int64_t> max_queue_size;
+  std::optional<int64_t> max_inflight_bytes;
   std::optional<int64_t> instance_count;
   std::optional<std::vector<std::string>> providers;
   std::optional<std::string> optimization_level;

@@ -34,6 +34,7 @@ TEST(ModelConfigTest, ParsesTheDocumentedExample) {
       "dynamic_batching:\n"
       "  max_queue_delay_us: 200\n"
       "  max_queue_size: 256\n"
+      "  max_inflight_bytes: 1048576\n"
       "instance_count: 1\n",
       kSource);
   ASSERT_TRUE(file.ok()) << file.status();
@@ -42,6 +43,7 @@ TEST(ModelConfigTest, ParsesTheDocumentedExample) {
   EXPECT_THAT(*file->buckets, ElementsAre(1, 2, 4, 8));
   EXPECT_EQ(file->max_queue_delay_us, 200);
   EXPECT_EQ(file->max_queue_size, 256);
+  EXPECT_EQ(file->max_inflight_bytes, 1048576);
   EXPECT_EQ(file->instance_count, 1);
 }
 
@@ -65,9 +67,10 @@ TEST(ModelConfigTest, ParsesEngineSettings) {
 
 TEST(ModelConfigTest, BadEngineSettingsNameKeyAndExpectation) {
   EXPECT_THAT(ErrorOf("optimization_level: turbo\n"),
-              AllOf(HasSubstr(kSource), HasSubstr("optimization_level"), HasSubstr("disabled, basic, extended, all"),
-                    HasSubstr("turbo")));
-  EXPECT_THAT(ErrorOf("providers: []\n"), AllOf(HasSubstr("providers"), HasSubstr("non-empty list")));
+              AllOf(HasSubstr(kSource), HasSubstr("optimization_level"),
+                    HasSubstr("disabled, basic, extended, all"), HasSubstr("turbo")));
+  EXPECT_THAT(ErrorOf("providers: []\n"),
+              AllOf(HasSubstr("providers"), HasSubstr("non-empty list")));
   EXPECT_THAT(ErrorOf("max_cpu_fallback_nodes: -5\n"), HasSubstr("max_cpu_fallback_nodes"));
 }
 
@@ -114,9 +117,10 @@ TEST(ModelConfigTest, ArenaLimitParsesDefaultsToNoneAndRejectsNegatives) {
   EXPECT_EQ(config->arena_limit_bytes, 0);
   EXPECT_EQ(config->arena_limit_bytes, onyx::SessionOptions().arena_limit_bytes);
 
-  EXPECT_THAT(ErrorOf("arena_limit_bytes: -1\n"),
-              AllOf(HasSubstr(kSource), HasSubstr("key 'arena_limit_bytes': expected an integer in [0, "),
-                    HasSubstr("received '-1'")));
+  EXPECT_THAT(
+      ErrorOf("arena_limit_bytes: -1\n"),
+      AllOf(HasSubstr(kSource), HasSubstr("key 'arena_limit_bytes': expected an integer in [0, "),
+            HasSubstr("received '-1'")));
   EXPECT_THAT(ErrorOf("arena_limit_bytes: 64MB\n"), HasSubstr("received '64MB'"));
 }
 
@@ -140,13 +144,15 @@ TEST(ModelConfigTest, SessionOptionsAndWarmupDefaultToTheEngineDefaults) {
 
 TEST(ModelConfigTest, BadSessionOptionsAndWarmupNameFileKeyExpectedAndReceived) {
   EXPECT_THAT(ErrorOf("inter_op_threads: -1\n"),
-              AllOf(HasSubstr(kSource), HasSubstr("key 'inter_op_threads': expected an integer in [0, 1024]"),
+              AllOf(HasSubstr(kSource),
+                    HasSubstr("key 'inter_op_threads': expected an integer in [0, 1024]"),
                     HasSubstr("received '-1'")));
   EXPECT_THAT(ErrorOf("inter_op_threads: 2000\n"), HasSubstr("received '2000'"));
   EXPECT_THAT(ErrorOf("inter_op_threads: many\n"), HasSubstr("received 'many'"));
-  EXPECT_THAT(ErrorOf("enable_mem_pattern: yes please\n"),
-              AllOf(HasSubstr(kSource), HasSubstr("key 'enable_mem_pattern': expected true or false"),
-                    HasSubstr("received 'yes please'")));
+  EXPECT_THAT(
+      ErrorOf("enable_mem_pattern: yes please\n"),
+      AllOf(HasSubstr(kSource), HasSubstr("key 'enable_mem_pattern': expected true or false"),
+            HasSubstr("received 'yes please'")));
   EXPECT_THAT(ErrorOf("enable_mem_pattern: [true]\n"), HasSubstr("received a list"));
   EXPECT_THAT(ErrorOf("mem_pattern_cache_size: 0\n"),
               AllOf(HasSubstr("key 'mem_pattern_cache_size': expected an integer in [1, 65536]"),
@@ -154,12 +160,14 @@ TEST(ModelConfigTest, BadSessionOptionsAndWarmupNameFileKeyExpectedAndReceived) 
   EXPECT_THAT(ErrorOf("mem_pattern_cache_size: 1.5\n"), HasSubstr("received '1.5'"));
   EXPECT_THAT(ErrorOf("warmup: 3\n"), AllOf(HasSubstr(kSource), HasSubstr("key 'warmup'")));
   EXPECT_THAT(ErrorOf("warmup: {runs: -1}\n"),
-              AllOf(HasSubstr("key 'warmup.runs': expected an integer in [0, 1000]"), HasSubstr("received '-1'")));
+              AllOf(HasSubstr("key 'warmup.runs': expected an integer in [0, 1000]"),
+                    HasSubstr("received '-1'")));
   EXPECT_THAT(ErrorOf("warmup: {runs: 1001}\n"), HasSubstr("received '1001'"));
-  EXPECT_THAT(ErrorOf("warmup: {inputs: /abs/dir}\n"),
-              AllOf(HasSubstr("key 'warmup.inputs': expected zeros, random or a directory relative to the "
-                              "model directory"),
-                    HasSubstr("received '/abs/dir'")));
+  EXPECT_THAT(
+      ErrorOf("warmup: {inputs: /abs/dir}\n"),
+      AllOf(HasSubstr("key 'warmup.inputs': expected zeros, random or a directory relative to the "
+                      "model directory"),
+            HasSubstr("received '/abs/dir'")));
   EXPECT_THAT(ErrorOf("warmup: {inputs: [a]}\n"),
               AllOf(HasSubstr("key 'warmup.inputs'"), HasSubstr("received a list")));
   EXPECT_THAT(ErrorOf("warmup: {inputs: ''}\n"), HasSubstr("key 'warmup.inputs'"));
@@ -215,6 +223,9 @@ TEST(ModelConfigTest, OutOfRangeValuesAreRejected) {
               HasSubstr("key 'dynamic_batching.max_queue_size'"));
   EXPECT_THAT(ErrorOf("dynamic_batching:\n  max_queue_delay_us: -5\n"),
               HasSubstr("key 'dynamic_batching.max_queue_delay_us'"));
+  EXPECT_THAT(
+      ErrorOf("dynamic_batching:\n  max_inflight_bytes: -1\n"),
+      AllOf(HasSubstr("key 'dynamic_batching.max_inflight_bytes'"), HasSubstr("received '-1'")));
 }
 
 TEST(ModelConfigTest, BadBucketsAreRejected) {
@@ -251,10 +262,10 @@ TEST(ModelConfigTest, DefaultBucketsArePowersOfTwoThenMax) {
 TEST(ModelConfigTest, DefaultIntraOpThreadsShareTheQuotaAmongConcurrentRuns) {
   EXPECT_EQ(DefaultIntraOpThreads(16, 1, 1), 16);
   EXPECT_EQ(DefaultIntraOpThreads(16, 2, 1), 8);
-  EXPECT_EQ(DefaultIntraOpThreads(16, 3, 1), 5);   // rounded down: never more threads than cores
-  EXPECT_EQ(DefaultIntraOpThreads(16, 2, 4), 2);   // each run's lanes also run side by side
-  EXPECT_EQ(DefaultIntraOpThreads(2, 4, 1), 1);    // at least one
-  EXPECT_EQ(DefaultIntraOpThreads(8, 1, 0), 8);    // inter_op_threads 0 means sequential
+  EXPECT_EQ(DefaultIntraOpThreads(16, 3, 1), 5);  // rounded down: never more threads than cores
+  EXPECT_EQ(DefaultIntraOpThreads(16, 2, 4), 2);  // each run's lanes also run side by side
+  EXPECT_EQ(DefaultIntraOpThreads(2, 4, 1), 1);   // at least one
+  EXPECT_EQ(DefaultIntraOpThreads(8, 1, 0), 8);   // inter_op_threads 0 means sequential
 }
 
 TEST(ModelConfigTest, AnExplicitIntraOpThreadCountWins) {
@@ -286,9 +297,11 @@ TEST(ModelConfigTest, ResolveKeepsWhatTheFileSays) {
   file.max_batch_size = 6;
   file.max_queue_delay_us = 200;
   file.max_queue_size = 10;
+  file.max_inflight_bytes = 4096;
   file.instance_count = 3;
   absl::StatusOr<ModelConfig> config = ResolveModelConfig(file, "", kSource);
   ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->dynamic_batching.max_inflight_bytes, 4096);
   EXPECT_EQ(config->max_batch_size, 6);
   EXPECT_THAT(config->buckets, ElementsAre(1, 2, 4, 6));
   EXPECT_EQ(config->dynamic_batching.max_queue_delay_us, 200);
@@ -347,7 +360,8 @@ TEST(ModelConfigTest, LoadsAFileAndNamesItInErrors) {
 }
 
 TEST(ModelConfigTest, ParsesVersionPolicies) {
-  absl::StatusOr<ModelConfigFile> latest = ParseModelConfig("version_policy: {latest: 2}\n", kSource);
+  absl::StatusOr<ModelConfigFile> latest =
+      ParseModelConfig("version_policy: {latest: 2}\n", kSource);
   ASSERT_TRUE(latest.ok()) << latest.status();
   EXPECT_EQ(latest->version_policy->kind, VersionPolicy::Kind::kLatest);
   EXPECT_EQ(latest->version_policy->latest, 2);
@@ -376,8 +390,8 @@ TEST(ModelConfigTest, ParsesVersionPolicies) {
 
 TEST(ModelConfigTest, BadVersionPoliciesNameFileKeyExpectedAndReceived) {
   EXPECT_THAT(ErrorOf("version_policy: newest\n"),
-              AllOf(HasSubstr(kSource), HasSubstr("'version_policy'"),
-                    HasSubstr("{latest: N}"), HasSubstr("received 'newest'")));
+              AllOf(HasSubstr(kSource), HasSubstr("'version_policy'"), HasSubstr("{latest: N}"),
+                    HasSubstr("received 'newest'")));
   EXPECT_THAT(ErrorOf("version_policy: {latest: 0}\n"),
               AllOf(HasSubstr("'version_policy.latest'"), HasSubstr("received '0'")));
   EXPECT_THAT(ErrorOf("version_policy: {oldest: 1}\n"), HasSubstr("oldest"));
@@ -448,15 +462,17 @@ TEST(ModelConfigTest, BadPaddedDimsNameFileKeyExpectedAndReceived) {
 
 TEST(ModelConfigTest, DuplicateKeysAreRefusedAtEveryLevelNamingBothLines) {
   EXPECT_EQ(ErrorOf("max_batch_size: 4\nmax_batch_size: 8\n"),
-            absl::StrCat(kSource, ": duplicate key 'max_batch_size' at line 2 (first given at "
-                                  "line 1); give each key once"));
+            absl::StrCat(kSource,
+                         ": duplicate key 'max_batch_size' at line 2 (first given at "
+                         "line 1); give each key once"));
   EXPECT_EQ(ErrorOf("max_batch_size: 8\n"
                     "dynamic_batching:\n"
                     "  max_queue_delay_us: 100\n"
                     "  max_queue_size: 4\n"
                     "  max_queue_delay_us: 200\n"),
-            absl::StrCat(kSource, ": duplicate key 'dynamic_batching.max_queue_delay_us' at line "
-                                  "5 (first given at line 3); give each key once"));
+            absl::StrCat(kSource,
+                         ": duplicate key 'dynamic_batching.max_queue_delay_us' at line "
+                         "5 (first given at line 3); give each key once"));
   EXPECT_THAT(ErrorOf("warmup: {runs: 1, inputs: zeros, runs: 3}\n"),
               HasSubstr("duplicate key 'warmup.runs' at line 1 (first given at line 1)"));
   EXPECT_THAT(ErrorOf("max_batch_size: 4\n"

@@ -38,13 +38,31 @@ absl::StatusOr<double> ParseSampleRate(absl::string_view what, absl::string_view
       absl::StrCat(what, ": expected a number in [0, 1], received '", text, "'"));
 }
 
+absl::StatusOr<bool> ParseControlRpcs(absl::string_view what, absl::string_view text) {
+  if (text == "enabled") return true;
+  if (text == "disabled") return false;
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": expected 'enabled' or 'disabled', received '", text, "'"));
+}
+
+absl::Status ValidateAuthConfig(const AuthConfig& auth, absl::string_view source) {
+  if (!auth.control_rpcs_enabled && !auth.control_token_file.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source,
+        ": key 'control_token_file': expected no control token file when 'control_rpcs' is "
+        "'disabled' (no token can open a disabled RPC), received '",
+        auth.control_token_file, "'"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateTlsConfig(const TlsConfig& tls, absl::string_view source) {
   if (tls.cert_file.empty() != tls.key_file.empty()) {
     const bool has_cert = !tls.cert_file.empty();
-    return absl::InvalidArgumentError(absl::StrCat(
-        source, ": key 'tls.", has_cert ? "key_file" : "cert_file",
-        "': expected it next to 'tls.", has_cert ? "cert_file" : "key_file",
-        "' (a certificate and its private key go together), received nothing"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": key 'tls.", has_cert ? "key_file" : "cert_file",
+                     "': expected it next to 'tls.", has_cert ? "cert_file" : "key_file",
+                     "' (a certificate and its private key go together), received nothing"));
   }
   if (!tls.client_ca_file.empty() && tls.cert_file.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -60,16 +78,16 @@ namespace {
 absl::StatusOr<std::string> ReadPem(absl::string_view key, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat("tls.", key, ": cannot read '", path,
-                                                   "' (expected a readable PEM file)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tls.", key, ": cannot read '", path, "' (expected a readable PEM file)"));
   }
   std::ostringstream text;
   text << in.rdbuf();
   std::string pem = text.str();
   if (!absl::StrContains(pem, "-----BEGIN ")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tls.", key, ": '", path, "' is not PEM (expected a '-----BEGIN ' block, ",
-                     "received ", pem.size(), " bytes without one)"));
+    return absl::InvalidArgumentError(absl::StrCat("tls.", key, ": '", path,
+                                                   "' is not PEM (expected a '-----BEGIN ' block, ",
+                                                   "received ", pem.size(), " bytes without one)"));
   }
   return pem;
 }
@@ -120,9 +138,9 @@ absl::Status ParseTls(const YAML::Node& node, absl::string_view source, TlsConfi
   RETURN_IF_ERROR(yaml_util::ExpectMap(node, source, "tls"));
   RETURN_IF_ERROR(
       yaml_util::CheckKeys(node, {"cert_file", "key_file", "client_ca_file"}, source, "tls."));
-  for (auto [key, field] : {std::pair{"cert_file", &tls->cert_file},
-                            std::pair{"key_file", &tls->key_file},
-                            std::pair{"client_ca_file", &tls->client_ca_file}}) {
+  for (auto [key, field] :
+       {std::pair{"cert_file", &tls->cert_file}, std::pair{"key_file", &tls->key_file},
+        std::pair{"client_ca_file", &tls->client_ca_file}}) {
     if (node[key]) {
       ASSIGN_OR_RETURN(*field, yaml_util::GetString(node[key], source, absl::StrCat("tls.", key)));
     }
@@ -133,8 +151,8 @@ absl::Status ParseTls(const YAML::Node& node, absl::string_view source, TlsConfi
 absl::Status ParseShutdown(const YAML::Node& node, absl::string_view source,
                            ShutdownConfig* shutdown) {
   RETURN_IF_ERROR(yaml_util::ExpectMap(node, source, "shutdown"));
-  RETURN_IF_ERROR(yaml_util::CheckKeys(node, {"linger_seconds", "drain_timeout_seconds"}, source,
-                                       "shutdown."));
+  RETURN_IF_ERROR(
+      yaml_util::CheckKeys(node, {"linger_seconds", "drain_timeout_seconds"}, source, "shutdown."));
   if (node["linger_seconds"]) {
     ASSIGN_OR_RETURN(shutdown->linger_seconds,
                      yaml_util::GetInt(node["linger_seconds"], source, "shutdown.linger_seconds", 0,
@@ -151,12 +169,13 @@ absl::Status ParseShutdown(const YAML::Node& node, absl::string_view source,
 absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
                                                      absl::string_view source) {
   ASSIGN_OR_RETURN(const YAML::Node root, yaml_util::ParseDocument(text, source));
-  RETURN_IF_ERROR(yaml_util::CheckKeys(root,
-                                       {"grpc_address", "metrics_address", "model_repository",
-                                        "log_level", "log_format", "request_log_sample_rate",
-                                        "load_mode", "max_message_bytes", "max_elements_per_input",
-                                        "tls", "shutdown"},
-                                       source, ""));
+  RETURN_IF_ERROR(yaml_util::CheckKeys(
+      root,
+      {"grpc_address", "metrics_address", "model_repository", "log_level", "log_format",
+       "request_log_sample_rate", "load_mode", "max_message_bytes", "max_elements_per_input",
+       "max_inflight_bytes", "max_stream_buffer_bytes", "tls", "inference_token_file",
+       "control_token_file", "control_rpcs", "shutdown"},
+      source, ""));
   ServerConfig config;
   if (root["grpc_address"]) {
     ASSIGN_OR_RETURN(config.grpc_address,
@@ -226,7 +245,34 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
                      yaml_util::GetInt(root["max_elements_per_input"], source,
                                        "max_elements_per_input", 1, kMaxElementsPerInputLimit));
   }
+  if (root["max_inflight_bytes"]) {
+    ASSIGN_OR_RETURN(config.max_inflight_bytes,
+                     yaml_util::GetInt(root["max_inflight_bytes"], source, "max_inflight_bytes", 0,
+                                       kMaxInflightBytesLimit));
+  }
+  if (root["max_stream_buffer_bytes"]) {
+    ASSIGN_OR_RETURN(config.max_stream_buffer_bytes,
+                     yaml_util::GetInt(root["max_stream_buffer_bytes"], source,
+                                       "max_stream_buffer_bytes", 1, kMaxStreamBufferBytesLimit));
+  }
   if (root["tls"]) RETURN_IF_ERROR(ParseTls(root["tls"], source, &config.tls));
+  for (auto [key, field] : {std::pair{"inference_token_file", &config.auth.inference_token_file},
+                            std::pair{"control_token_file", &config.auth.control_token_file}}) {
+    if (root[key]) {
+      ASSIGN_OR_RETURN(*field, yaml_util::GetString(root[key], source, key));
+    }
+  }
+  if (root["control_rpcs"]) {
+    const YAML::Node node = root["control_rpcs"];
+    auto enabled = node.IsScalar() ? ParseControlRpcs("control_rpcs", node.Scalar())
+                                   : absl::InvalidArgumentError("not a scalar");
+    if (!enabled.ok()) {
+      return yaml_util::BadValue(source, "control_rpcs", "'enabled' or 'disabled'",
+                                 yaml_util::Describe(node));
+    }
+    config.auth.control_rpcs_enabled = *enabled;
+  }
+  RETURN_IF_ERROR(ValidateAuthConfig(config.auth, source));
   if (root["shutdown"]) RETURN_IF_ERROR(ParseShutdown(root["shutdown"], source, &config.shutdown));
   return config;
 }

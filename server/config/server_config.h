@@ -14,7 +14,12 @@
 //   load_mode: all             # all | explicit
 //   max_message_bytes: 67108864
 //   max_elements_per_input: 268435456
+//   max_inflight_bytes: 0            # request bytes admitted, not answered; 0 = no cap
+//   max_stream_buffer_bytes: 67108864 # per ModelStreamInfer stream
 //   tls: {cert_file: server.pem, key_file: server.key, client_ca_file: ca.pem}
+//   inference_token_file: /etc/onyx/inference.tokens
+//   control_token_file: /etc/onyx/control.tokens
+//   control_rpcs: enabled      # enabled | disabled
 //   shutdown: {linger_seconds: 0, drain_timeout_seconds: 30}
 // Unknown keys and bad values are INVALID_ARGUMENT naming the file, the key, what
 // was expected and what was found.
@@ -53,6 +58,17 @@ struct TlsMaterial {
   std::string client_ca_pem;  // empty: clients are not asked for a certificate
 };
 
+// Bearer-token authentication (server/auth/authorizer.h has the policy). Off
+// when both files are empty; control RPCs can be switched off on their own.
+struct AuthConfig {
+  std::string inference_token_file;
+  std::string control_token_file;
+  bool control_rpcs_enabled = true;
+  bool enabled() const {
+    return !inference_token_file.empty() || !control_token_file.empty() || !control_rpcs_enabled;
+  }
+};
+
 // What SIGTERM/SIGINT does: readiness drops at once, inference is still served
 // for linger_seconds (so load balancers stop routing), then new calls are
 // refused and accepted ones get up to drain_timeout_seconds to finish.
@@ -81,13 +97,23 @@ struct ServerConfig {
   int64_t max_message_bytes = int64_t{64} << 20;
   // Largest element count of one request input, checked before any allocation.
   int64_t max_elements_per_input = kDefaultMaxElementsPerInput;
+  // Request bytes (serialized, shared-memory inputs included) admitted over
+  // all models and not yet answered; a request that would pass it is refused
+  // with RESOURCE_EXHAUSTED before it is decoded. 0: no cap.
+  int64_t max_inflight_bytes = 0;
+  // Per ModelStreamInfer stream: reply bytes buffered for a client that does
+  // not read them (grpc/stream_window.h).
+  int64_t max_stream_buffer_bytes = int64_t{64} << 20;
   TlsConfig tls;
+  AuthConfig auth;
   ShutdownConfig shutdown;
 };
 
 // Accepted ranges, shared by the file and the flags.
 inline constexpr int64_t kMaxElementsPerInputLimit = int64_t{1} << 40;
 inline constexpr int64_t kMaxShutdownSeconds = 3600;
+inline constexpr int64_t kMaxInflightBytesLimit = int64_t{1} << 50;
+inline constexpr int64_t kMaxStreamBufferBytesLimit = int64_t{1} << 40;
 // gRPC takes an int; at least 4 KiB so that error replies always fit.
 inline constexpr int64_t kMinMaxMessageBytes = 4096;
 inline constexpr int64_t kMaxMaxMessageBytes = 2147483647;
@@ -112,6 +138,13 @@ absl::StatusOr<double> ParseSampleRate(absl::string_view what, absl::string_view
 // cert_file and key_file both set or both empty; client_ca_file only with them.
 // INVALID_ARGUMENT naming `source` and the keys otherwise.
 absl::Status ValidateTlsConfig(const TlsConfig& tls, absl::string_view source);
+
+// "enabled" | "disabled"; INVALID_ARGUMENT naming `what` otherwise.
+absl::StatusOr<bool> ParseControlRpcs(absl::string_view what, absl::string_view text);
+
+// control_rpcs disabled with a control_token_file is a contradiction.
+// INVALID_ARGUMENT naming `source` and both keys.
+absl::Status ValidateAuthConfig(const AuthConfig& auth, absl::string_view source);
 
 // Reads the PEM files of an enabled `tls`. INVALID_ARGUMENT naming the key and
 // the file when one cannot be read or holds no PEM block ("-----BEGIN").

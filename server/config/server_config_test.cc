@@ -23,9 +23,13 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_EQ(config.load_mode, LoadMode::kAll);
   EXPECT_EQ(config.max_message_bytes, 64 * 1024 * 1024);
   EXPECT_EQ(config.max_elements_per_input, int64_t{1} << 28);
+  EXPECT_EQ(config.max_inflight_bytes, 0);
+  EXPECT_EQ(config.max_stream_buffer_bytes, 64 * 1024 * 1024);
   EXPECT_EQ(config.log_format, LogFormat::kText);
   EXPECT_EQ(config.request_log_sample_rate, 0.0);
   EXPECT_FALSE(config.tls.enabled());
+  EXPECT_FALSE(config.auth.enabled());
+  EXPECT_TRUE(config.auth.control_rpcs_enabled);
   EXPECT_EQ(config.shutdown.linger_seconds, 0);
   EXPECT_EQ(config.shutdown.drain_timeout_seconds, 30);
 }
@@ -39,12 +43,17 @@ TEST(ServerConfigTest, ParsesEveryKey) {
       "load_mode: explicit\n"
       "max_message_bytes: 1048576\n"
       "max_elements_per_input: 1000\n"
+      "max_inflight_bytes: 1073741824\n"
+      "max_stream_buffer_bytes: 1048576\n"
       "log_format: json\n"
       "request_log_sample_rate: 0.125\n"
       "tls:\n"
       "  cert_file: /tls/server.pem\n"
       "  key_file: /tls/server.key\n"
       "  client_ca_file: /tls/ca.pem\n"
+      "inference_token_file: /auth/inference.tokens\n"
+      "control_token_file: /auth/control.tokens\n"
+      "control_rpcs: enabled\n"
       "shutdown:\n"
       "  linger_seconds: 5\n"
       "  drain_timeout_seconds: 45\n",
@@ -57,11 +66,16 @@ TEST(ServerConfigTest, ParsesEveryKey) {
   EXPECT_EQ(config->load_mode, LoadMode::kExplicit);
   EXPECT_EQ(config->max_message_bytes, 1048576);
   EXPECT_EQ(config->max_elements_per_input, 1000);
+  EXPECT_EQ(config->max_inflight_bytes, 1073741824);
+  EXPECT_EQ(config->max_stream_buffer_bytes, 1048576);
   EXPECT_EQ(config->log_format, LogFormat::kJson);
   EXPECT_EQ(config->request_log_sample_rate, 0.125);
   EXPECT_EQ(config->tls.cert_file, "/tls/server.pem");
   EXPECT_EQ(config->tls.key_file, "/tls/server.key");
   EXPECT_EQ(config->tls.client_ca_file, "/tls/ca.pem");
+  EXPECT_EQ(config->auth.inference_token_file, "/auth/inference.tokens");
+  EXPECT_EQ(config->auth.control_token_file, "/auth/control.tokens");
+  EXPECT_TRUE(config->auth.control_rpcs_enabled);
   EXPECT_EQ(config->shutdown.linger_seconds, 5);
   EXPECT_EQ(config->shutdown.drain_timeout_seconds, 45);
 }
@@ -106,6 +120,14 @@ TEST(ServerConfigTest, BadValuesNameFileKeyExpectedAndReceived) {
            Case{"tls: {cert_file: a.pem}\n", "'tls.key_file'", "nothing"},
            Case{"tls: {key_file: a.key}\n", "'tls.cert_file'", "nothing"},
            Case{"tls: {client_ca_file: ca.pem}\n", "'tls.client_ca_file'", "neither"},
+           Case{"max_inflight_bytes: -1\n", "'max_inflight_bytes'", "'-1'"},
+           Case{"max_inflight_bytes: 1125899906842625\n", "'max_inflight_bytes'",
+                "'1125899906842625'"},
+           Case{"max_stream_buffer_bytes: 0\n", "'max_stream_buffer_bytes'", "'0'"},
+           Case{"inference_token_file: [a]\n", "'inference_token_file'", "a list"},
+           Case{"control_token_file: ''\n", "'control_token_file'", "''"},
+           Case{"control_rpcs: off\n", "'control_rpcs'", "'off'"},
+           Case{"control_rpcs: disabled\ncontrol_token_file: /c\n", "'control_token_file'", "'/c'"},
            Case{"shutdown: 5\n", "'shutdown'", "'5'"},
            Case{"shutdown: {linger_seconds: -1}\n", "'shutdown.linger_seconds'", "'-1'"},
            Case{"shutdown: {drain_timeout_seconds: 3601}\n", "'shutdown.drain_timeout_seconds'",
@@ -132,8 +154,7 @@ TEST(ServerConfigTest, UnknownNestedKeysAreErrors) {
   for (const char* yaml : {"tls: {cert: a.pem}\n", "shutdown: {linger: 5}\n"}) {
     absl::StatusOr<ServerConfig> config = ParseServerConfig(yaml, "onyxd.yaml");
     ASSERT_FALSE(config.ok()) << yaml;
-    EXPECT_THAT(config.status().message(),
-                AllOf(HasSubstr("onyxd.yaml"), HasSubstr("unknown key")))
+    EXPECT_THAT(config.status().message(), AllOf(HasSubstr("onyxd.yaml"), HasSubstr("unknown key")))
         << yaml;
   }
   absl::StatusOr<ServerConfig> tls = ParseServerConfig("tls: {cert: a.pem}\n", "onyxd.yaml");
@@ -152,8 +173,7 @@ TEST(ServerConfigTest, ReadsTlsMaterialAndNamesBadFiles) {
   TlsConfig tls{cert, key, ""};
   absl::StatusOr<TlsMaterial> material = ReadTlsMaterial(tls);
   ASSERT_TRUE(material.ok()) << material.status();
-  EXPECT_EQ(material->cert_pem,
-            "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+  EXPECT_EQ(material->cert_pem, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
   EXPECT_EQ(material->key_pem, "-----BEGIN PRIVATE KEY-----\nBBBB\n-----END PRIVATE KEY-----\n");
   EXPECT_EQ(material->client_ca_pem, "");
 
@@ -192,9 +212,8 @@ TEST(ServerConfigTest, AddressValidation) {
 }
 
 TEST(ServerConfigTest, DuplicateKeysAreRefusedNamingFileKeyAndBothLines) {
-  absl::StatusOr<ServerConfig> config =
-      ParseServerConfig("log_level: info\ngrpc_address: \"127.0.0.1:1\"\nlog_level: bogus\n",
-                        "onyxd.yaml");
+  absl::StatusOr<ServerConfig> config = ParseServerConfig(
+      "log_level: info\ngrpc_address: \"127.0.0.1:1\"\nlog_level: bogus\n", "onyxd.yaml");
   EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(config.status().message(),
             "onyxd.yaml: duplicate key 'log_level' at line 3 (first given at line 1); give each "
@@ -203,8 +222,8 @@ TEST(ServerConfigTest, DuplicateKeysAreRefusedNamingFileKeyAndBothLines) {
   EXPECT_EQ(config.status().message(),
             "s.yaml: duplicate key 'shutdown.linger_seconds' at line 3 (first given at line 2); "
             "give each key once");
-  config = ParseServerConfig("tls: {cert_file: a.pem, key_file: a.key, cert_file: b.pem}\n",
-                             "t.yaml");
+  config =
+      ParseServerConfig("tls: {cert_file: a.pem, key_file: a.key, cert_file: b.pem}\n", "t.yaml");
   EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(config.status().message(),
               HasSubstr("t.yaml: duplicate key 'tls.cert_file' at line 1 (first given at line 1)"));

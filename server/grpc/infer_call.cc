@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/grpc/shared_memory_io.h"
+#include "server/scheduling/overload.h"
 
 namespace onyx::server {
 namespace {
@@ -21,6 +22,38 @@ uint64_t NowMs() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
+}
+
+// The in-flight byte budgets a request holds until it is answered; released
+// by Release() or on destruction (a refused enqueue drops it at once).
+struct Admission {
+  ByteBudget::Lease model;
+  ByteBudget::Lease server;
+  void Release() {
+    model.Release();
+    server.Release();
+  }
+};
+
+absl::StatusOr<Admission> Admit(const InferEnv& env, const Model& model,
+                                const inference::ModelInferRequest& request) {
+  const int64_t bytes = static_cast<int64_t>(request.ByteSizeLong());
+  Admission admission;
+  absl::StatusOr<ByteBudget::Lease> lease = model.inflight_bytes().Acquire(bytes);
+  if (!lease.ok()) {
+    return Rejected(lease.status(), RejectionReason::kModelInflightBytes,
+                    model.scheduler().RetryAfterHint());
+  }
+  admission.model = *std::move(lease);
+  if (env.inflight_bytes != nullptr) {
+    lease = env.inflight_bytes->Acquire(bytes);
+    if (!lease.ok()) {
+      return Rejected(lease.status(), RejectionReason::kServerInflightBytes,
+                      model.scheduler().RetryAfterHint());
+    }
+    admission.server = *std::move(lease);
+  }
+  return admission;
 }
 
 // Wraps `finish` so that it logs the call's line first; `line` is completed
@@ -81,6 +114,9 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     if (!shm_outputs.ok()) return fail(shm_outputs.status());
     std::shared_ptr<inference::ModelInferRequest> owned = std::move(*inlined);
     const inference::ModelInferRequest& effective = owned ? *owned : *request;
+    // Admitted before decoding, so that a refused request costs no tensors.
+    absl::StatusOr<Admission> admission = Admit(env, m, effective);
+    if (!admission.ok()) return fail(admission.status());
     // Raw inputs are viewed in place: `request` lives until `finish` (the
     // reactor's), after the scheduler's last read of them; an inlined copy is
     // kept alive by the views themselves.
@@ -103,7 +139,8 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     DoneCallback done =
         [finish_holder, request, response, owned, model = &m, timings, start, enqueued_at,
          shm_outputs = *std::move(shm_outputs), max_reply_bytes = env.limits.max_message_bytes,
-         output_names = (*parsed)->output_names](absl::StatusOr<InferenceResult> result) mutable {
+         output_names = (*parsed)->output_names,
+         admission = *std::move(admission)](absl::StatusOr<InferenceResult> result) mutable {
       timings.compute_infer_ns = NsSince(enqueued_at);
       if (result.ok()) {  // the scheduler's own queue wait and engine run
         timings.queue_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(result->queue_time));
@@ -129,6 +166,7 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
         stats->RecordFailure(timings.total_ns, timings.end_ms);
       }
       (*finish_holder)(name, version, status);
+      admission.Release();  // answered
     };
     absl::Status status = m.scheduler().Enqueue(std::move(*parsed), std::move(done));
     if (status.ok()) return;

@@ -13,7 +13,11 @@
 //                  InferCallOptions{deadline, [context] { return context->IsCancelled(); }});
 //
 // Looks the model up, inlines shared-memory inputs, resolves shared-memory
-// outputs, validates (ParseInferRequest, within env.limits) and enqueues on
+// outputs, admits the request's bytes (its serialized size, shared-memory
+// inputs included) against the model's and the server's in-flight byte
+// budgets — before decoding it; RESOURCE_EXHAUSTED with the budget's overload.h
+// reason and a retry hint when they are spent, held until the reply is
+// given —, validates (ParseInferRequest, within env.limits) and enqueues on
 // the model's scheduler with the call's deadline, cancellation check and
 // kDeadlineCancelSlack; then, on the scheduler's worker, fills `response`,
 // writes shared-memory outputs, refuses a reply over
@@ -37,6 +41,7 @@
 #include "server/memory/shared_memory.h"
 #include "server/models/model_repository.h"
 #include "server/observability/logging.h"
+#include "server/scheduling/byte_budget.h"
 
 namespace onyx::server {
 
@@ -45,6 +50,8 @@ struct InferEnv {
   const SharedMemoryRegistry* shared_memory = nullptr;
   ParseLimits limits;
   const RequestLogSampler* request_log = nullptr;  // null: no request lines
+  // The server's max_inflight_bytes budget; null: none.
+  ByteBudget* inflight_bytes = nullptr;
 };
 
 // Runs exactly once: on the caller's thread for errors found before enqueuing,

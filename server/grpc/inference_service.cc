@@ -1,12 +1,15 @@
 #include "server/grpc/inference_service.h"
 
 #include <chrono>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "server/grpc/model_messages.h"
 #include "server/grpc/status_util.h"
 #include "server/grpc/stream_infer.h"
+#include "server/scheduling/overload.h"
 
 namespace onyx::server {
 namespace {
@@ -61,9 +64,8 @@ grpc::ServerUnaryReactor* InferenceService::ServerMetadata(
     inference::ServerMetadataResponse* response) {
   response->set_name("onyx");
   response->set_version(options_.version);
-  for (const char* extension :
-       {"model_repository", "model_configuration",
-        "statistics", "system_shared_memory", "binary_tensor_data"}) {
+  for (const char* extension : {"model_repository", "model_configuration", "statistics",
+                                "system_shared_memory", "binary_tensor_data"}) {
     response->add_extensions(extension);
   }
   return Reply(context, absl::OkStatus());
@@ -113,20 +115,22 @@ grpc::ServerUnaryReactor* InferenceService::ModelInfer(grpc::CallbackServerConte
   }
   // Finishes the call and counts it, exactly once per accepted call. Runs on
   // this thread for early errors, on a scheduler worker otherwise.
-  StartInference(env(), request, response,
-                 [this, reactor, start](const std::string& model_label,
-                                        const std::string& version_label,
-                                        const absl::Status& status) {
-                   const double seconds = std::chrono::duration<double>(
-                                              std::chrono::steady_clock::now() - start)
-                                              .count();
-                   options_.metrics->RecordRequest(model_label, version_label, status.code(),
-                                                   seconds);
-                   reactor->Finish(ToGrpcStatus(status));
-                   gate_.Exit();
-                 },
-                 InferCallOptions{DeadlineOf(*context),
-                                  [context] { return context->IsCancelled(); }});
+  StartInference(
+      env(), request, response,
+      [this, context, reactor, start](const std::string& model_label,
+                                      const std::string& version_label,
+                                      const absl::Status& status) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    options_.metrics->RecordRequest(model_label, version_label, status, seconds);
+    if (std::optional<absl::Duration> retry = RetryAfterOf(status)) {
+      context->AddTrailingMetadata(std::string(kRetryPushbackKey),
+                                   std::to_string(absl::ToInt64Milliseconds(*retry)));
+    }
+    reactor->Finish(ToGrpcStatus(status));
+    gate_.Exit();
+      },
+      InferCallOptions{DeadlineOf(*context), [context] { return context->IsCancelled(); }});
   return reactor;
 }
 
@@ -134,8 +138,13 @@ grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInfe
 InferenceService::ModelStreamInfer(grpc::CallbackServerContext* context) {
   // The context outlives every request of the stream: the reactor finishes
   // only after all of them have completed.
-  return NewStreamInferReactor(
-      {env(), options_.metrics, &gate_, [context] { return context->IsCancelled(); }});
+  StreamInferOptions stream;
+  stream.env = env();
+  stream.metrics = options_.metrics;
+  stream.gate = &gate_;
+  stream.is_cancelled = [context] { return context->IsCancelled(); };
+  stream.max_buffer_bytes = options_.max_stream_buffer_bytes;
+  return NewStreamInferReactor(stream);
 }
 
 grpc::ServerUnaryReactor* InferenceService::ModelStatistics(
@@ -197,10 +206,10 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryModelLoad(
   absl::StatusOr<LoadOverrides> overrides = ParseLoadParameters(request->parameters());
   if (!overrides.ok()) return Reply(context, overrides.status());
   ModelRepository* repository = options_.repository;
-  return RunOnRepositoryQueue(context, [repository, name = request->model_name(),
-                               overrides = std::move(*overrides)] {
-    return repository->Load(name, overrides);
-  });
+  return RunOnRepositoryQueue(
+      context, [repository, name = request->model_name(), overrides = std::move(*overrides)] {
+        return repository->Load(name, overrides);
+      });
 }
 
 grpc::ServerUnaryReactor* InferenceService::RepositoryModelUnload(
@@ -211,22 +220,20 @@ grpc::ServerUnaryReactor* InferenceService::RepositoryModelUnload(
     return Reply(context, s);
   }
   ModelRepository* repository = options_.repository;
-  return RunOnRepositoryQueue(context, [repository, name = request->model_name()] {
-    return repository->Unload(name);
-  });
+  return RunOnRepositoryQueue(
+      context, [repository, name = request->model_name()] { return repository->Unload(name); });
 }
 
 grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryRegister(
     grpc::CallbackServerContext* context,
     const inference::SystemSharedMemoryRegisterRequest* request,
     inference::SystemSharedMemoryRegisterResponse*) {
-  return Reply(context, shared_memory_.Register(request->name(), request->key(),
-                                                request->offset(), request->byte_size()));
+  return Reply(context, shared_memory_.Register(request->name(), request->key(), request->offset(),
+                                                request->byte_size()));
 }
 
 grpc::ServerUnaryReactor* InferenceService::SystemSharedMemoryStatus(
-    grpc::CallbackServerContext* context,
-    const inference::SystemSharedMemoryStatusRequest* request,
+    grpc::CallbackServerContext* context, const inference::SystemSharedMemoryStatusRequest* request,
     inference::SystemSharedMemoryStatusResponse* response) {
   auto regions = shared_memory_.Status(request->name());
   if (regions.ok()) {

@@ -15,6 +15,8 @@
 // repository serialises them anyway) and finish the reactor from there; more
 // than kMaxQueuedRepositoryCalls waiting calls are RESOURCE_EXHAUSTED.
 // Implemented: everything but the CUDA shared memory RPCs (UNIMPLEMENTED).
+// A ModelInfer refused for load (overload.h: full queue, byte budgets) gets
+// its retry hint as `grpc-retry-pushback-ms` trailing metadata.
 // ModelStatistics counts only requests for models the repository serves.
 //
 // Shutdown: StopAccepting() makes new inference and load/unload calls fail with
@@ -28,13 +30,14 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "absl/functional/any_invocable.h"
 #include "grpc_service.grpc.pb.h"
 #include "server/grpc/call_gate.h"
 #include "server/grpc/infer_call.h"
+#include "server/grpc/stream_infer.h"
 #include "server/grpc/work_queue.h"
 #include "server/memory/shared_memory.h"
 #include "server/models/model_repository.h"
@@ -56,6 +59,12 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
     ParseLimits limits;
     // Samples the inference calls that log a line; null: none. Must outlive the service.
     const RequestLogSampler* request_log = nullptr;
+    // The server's in-flight request byte budget (max_inflight_bytes); null:
+    // none. Must outlive the service.
+    ByteBudget* inflight_bytes = nullptr;
+    // Per ModelStreamInfer stream: reply bytes buffered for a client that is
+    // not reading (stream_infer.h).
+    int64_t max_stream_buffer_bytes = kDefaultMaxStreamBufferBytes;
   };
 
   // INVALID_ARGUMENT when a pointer is null.
@@ -90,9 +99,9 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   ModelStreamInfer(grpc::CallbackServerContext* context) override;
   // Empty name: every READY model; otherwise that model (NOT_FOUND / UNAVAILABLE
   // as ModelInfer would answer).
-  grpc::ServerUnaryReactor* ModelStatistics(
-      grpc::CallbackServerContext* context, const inference::ModelStatisticsRequest* request,
-      inference::ModelStatisticsResponse* response) override;
+  grpc::ServerUnaryReactor* ModelStatistics(grpc::CallbackServerContext* context,
+                                            const inference::ModelStatisticsRequest* request,
+                                            inference::ModelStatisticsResponse* response) override;
   // ModelRepository::Load / Unload. repository_name must be "" or the root.
   grpc::ServerUnaryReactor* RepositoryModelLoad(
       grpc::CallbackServerContext* context, const inference::RepositoryModelLoadRequest* request,
@@ -125,7 +134,8 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
  private:
   explicit InferenceService(const Options& options);
   InferEnv env() {
-    return InferEnv{options_.repository, &shared_memory_, options_.limits, options_.request_log};
+    return InferEnv{options_.repository, &shared_memory_, options_.limits, options_.request_log,
+                    options_.inflight_bytes};
   }
   static constexpr size_t kMaxQueuedRepositoryCalls = 64;
 

@@ -6,7 +6,10 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "server/grpc/stream_window.h"
+#include "server/scheduling/overload.h"
 
 namespace onyx::server {
 namespace {
@@ -17,7 +20,8 @@ using inference::ModelStreamInferResponse;
 class StreamInferReactor final
     : public grpc::ServerBidiReactor<ModelInferRequest, ModelStreamInferResponse> {
  public:
-  explicit StreamInferReactor(const StreamInferOptions& options) : options_(options) {
+  explicit StreamInferReactor(const StreamInferOptions& options)
+      : options_(options), window_({options.max_outstanding, options.max_buffer_bytes}) {
     StartRead(&read_);
   }
 
@@ -37,11 +41,11 @@ class StreamInferReactor final
     bool read_more = false;
     {
       absl::MutexLock lock(&mu_);
-      ++pending_;
-      read_more = OutstandingLocked() < options_.max_outstanding;
+      window_.Started();
+      read_more = window_.MayRead();
       read_paused_ = !read_more;
     }
-    // pending_ > 0 keeps the stream from finishing meanwhile.
+    // A pending request keeps the stream from finishing meanwhile.
     if (read_more) StartRead(&read_);
     Launch(std::move(call));
   }
@@ -52,13 +56,15 @@ class StreamInferReactor final
     const ModelStreamInferResponse* next = nullptr;
     {
       absl::MutexLock lock(&mu_);
+      window_.Written(queue_.front().bytes);
       queue_.pop_front();
       if (!ok) {
         broken_ = true;
         queue_.clear();
+        window_.Clear();
       }
       if (!queue_.empty()) {
-        next = &queue_.front();
+        next = &queue_.front().response;
       } else {
         writing_ = false;
         finish = ShouldFinishLocked();
@@ -77,48 +83,73 @@ class StreamInferReactor final
     ModelInferRequest request;
     ModelStreamInferResponse response;
   };
+  struct Reply {
+    ModelStreamInferResponse response;
+    int64_t bytes = 0;  // serialized size, as the window counts it
+  };
 
   void Launch(std::shared_ptr<Call> call) {
     if (!options_.gate->Enter()) {
-      Complete(call, "", absl::UnavailableError("server is shutting down"));
+      Complete(call, absl::UnavailableError("server is shutting down"));
       return;
     }
     const auto start = std::chrono::steady_clock::now();
-    StartInference(options_.env, &call->request, call->response.mutable_infer_response(),
-                   [this, call, start](const std::string& label, const std::string& version,
-                                       const absl::Status& status) {
-                     const double seconds = std::chrono::duration<double>(
-                                                std::chrono::steady_clock::now() - start)
-                                                .count();
-                     options_.metrics->RecordRequest(label, version, status.code(), seconds);
-                     options_.gate->Exit();
-                     Complete(call, label, status);
-                   },
-                   InferCallOptions{absl::InfiniteFuture(), options_.is_cancelled});
+    StartInference(
+        options_.env, &call->request, call->response.mutable_infer_response(),
+        [this, call, start, metrics = options_.metrics, gate = options_.gate](
+            const std::string& label, const std::string& version, const absl::Status& status) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      // Complete may finish the stream, and the reactor may be
+      // gone after it: nothing of `this` below.
+      const absl::Status answered = Complete(call, status);
+      metrics->RecordRequest(label, version, answered, seconds);
+      gate->Exit();
+        },
+        InferCallOptions{absl::InfiniteFuture(), options_.is_cancelled});
   }
 
-  // Queues the reply of one request; runs once per request.
-  void Complete(const std::shared_ptr<Call>& call, const std::string&, const absl::Status& status) {
+  // Turns `response` into the error reply for `status`.
+  static void SetError(const ModelInferRequest& request, const absl::Status& status,
+                       ModelStreamInferResponse& response) {
+    response.set_error_message(std::string(status.message()));
+    auto* infer = response.mutable_infer_response();
+    infer->Clear();
+    infer->set_model_name(request.model_name());
+    infer->set_model_version(request.model_version());
+    infer->set_id(request.id());
+  }
+
+  // Queues the reply of one request, or a short error when the client has
+  // left the buffer full; returns the status the client gets. Runs once per
+  // request.
+  absl::Status Complete(const std::shared_ptr<Call>& call, absl::Status status) {
     ModelStreamInferResponse& response = call->response;
-    if (!status.ok()) {
-      response.set_error_message(std::string(status.message()));
-      auto* infer = response.mutable_infer_response();
-      infer->Clear();
-      infer->set_model_name(call->request.model_name());
-      infer->set_model_version(call->request.model_version());
-      infer->set_id(call->request.id());
-    }
+    if (!status.ok()) SetError(call->request, status, response);
+    const int64_t bytes = static_cast<int64_t>(response.ByteSizeLong());
     bool finish = false;
     bool resume = false;
     const ModelStreamInferResponse* write = nullptr;
     {
       absl::MutexLock lock(&mu_);
-      --pending_;
+      const bool fits = window_.Completed(bytes);
+      if (!fits) {
+        status = Rejected(
+            absl::ResourceExhaustedError(absl::StrCat(
+                "stream reply buffer full: ", window_.buffered_bytes(),
+                " bytes of replies wait for the client to read them (max_stream_buffer_bytes ",
+                window_.max_buffer_bytes(), "); read replies before sending more requests")),
+            RejectionReason::kStreamBufferFull);
+        SetError(call->request, status, response);
+      }
       if (!broken_) {
-        queue_.push_back(std::move(response));
+        Reply& reply = queue_.emplace_back();
+        reply.response = std::move(response);
+        reply.bytes = fits ? bytes : static_cast<int64_t>(reply.response.ByteSizeLong());
+        window_.Push(reply.bytes);
         if (!writing_) {
           writing_ = true;
-          write = &queue_.back();
+          write = &queue_.back().response;
         }
       }
       finish = ShouldFinishLocked();
@@ -129,25 +160,20 @@ class StreamInferReactor final
     if (resume) StartRead(&read_);
     if (write != nullptr) StartWrite(write);
     if (finish) Finish(grpc::Status::OK);
-  }
-
-  // Requests started and not yet answered, plus answers not yet written: what
-  // a client that sends without reading makes the server hold.
-  int64_t OutstandingLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return pending_ + static_cast<int64_t>(queue_.size());
+    return status;
   }
 
   // True when reading was paused at the limit and may go on now; the caller
   // then starts the read (outside the lock).
   bool ResumeReadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (!read_paused_ || OutstandingLocked() >= options_.max_outstanding) return false;
+    if (!read_paused_ || !window_.MayRead()) return false;
     read_paused_ = false;
     return true;
   }
 
   // True exactly once: when nothing more can be read, started or written.
   bool ShouldFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (finished_ || !reads_done_ || pending_ > 0 || writing_) return false;
+    if (finished_ || !reads_done_ || window_.pending() > 0 || writing_) return false;
     finished_ = true;
     return true;
   }
@@ -155,8 +181,8 @@ class StreamInferReactor final
   const StreamInferOptions options_;
   ModelInferRequest read_;  // owned by the outstanding read
   absl::Mutex mu_;
-  std::deque<ModelStreamInferResponse> queue_ ABSL_GUARDED_BY(mu_);  // front is being written
-  int64_t pending_ ABSL_GUARDED_BY(mu_) = 0;                         // started, not yet queued
+  std::deque<Reply> queue_ ABSL_GUARDED_BY(mu_);  // front is being written
+  StreamWindow window_ ABSL_GUARDED_BY(mu_);      // started, buffered, their bytes
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
   bool read_paused_ ABSL_GUARDED_BY(mu_) = false;  // no read outstanding: at the limit
   bool writing_ ABSL_GUARDED_BY(mu_) = false;

@@ -7,11 +7,17 @@
 //
 // Reads run ahead of inference: each request is started as it arrives and its
 // reply queued for writing when the scheduler finishes it; gRPC threads never
-// wait for inference. At most max_outstanding requests per stream are started
-// and not yet written back; beyond that the stream stops reading until the
-// client takes replies (HTTP/2 flow control then pushes back on the client),
-// so a client that writes without reading cannot grow the server's memory. The stream finishes OK after the client half-closes and
-// every started request has been answered (or the stream broke).
+// wait for inference. A StreamWindow bounds what one stream holds: at most
+// max_outstanding requests started and not yet written back, and reply bytes
+// buffered for the client within max_buffer_bytes; at either limit the stream
+// stops reading until the client takes replies (HTTP/2 flow control then
+// pushes back on the client), and a reply that would still overflow the
+// buffer is replaced by a short error naming max_stream_buffer_bytes
+// (RESOURCE_EXHAUSTED, overload reason stream_buffer_full). So a client that
+// writes without reading cannot grow the server's memory. Each request is
+// counted in the metrics with the status its client gets. The stream finishes
+// OK after the client half-closes and every started request has been
+// answered (or the stream broke).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +31,7 @@
 namespace onyx::server {
 
 inline constexpr int64_t kDefaultMaxStreamOutstanding = 256;
+inline constexpr int64_t kDefaultMaxStreamBufferBytes = int64_t{64} << 20;
 
 struct StreamInferOptions {
   InferEnv env;
@@ -35,6 +42,8 @@ struct StreamInferOptions {
   std::function<bool()> is_cancelled;
   // Requests started plus replies not yet written, per stream.
   int64_t max_outstanding = kDefaultMaxStreamOutstanding;
+  // Serialized reply bytes buffered and not yet written, per stream.
+  int64_t max_buffer_bytes = kDefaultMaxStreamBufferBytes;
 };
 
 // The reactor deletes itself when gRPC is done with it.

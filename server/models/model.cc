@@ -93,14 +93,13 @@ absl::StatusOr<std::vector<PaddedDim>> ResolvePaddedDims(
       for (size_t axis = 0; axis < input.dim_params.size(); ++axis) {
         if (input.dim_params[axis] != name) continue;
         if (axis == 0 && config.max_batch_size > 0) {
-          return yaml_util::BadValue(source, key,
-                                     "a dimension other than the batch dimension",
-                                     absl::StrCat("'", name, "', axis 0 of input '", input.name,
-                                                  "'"));
+          return yaml_util::BadValue(
+              source, key, "a dimension other than the batch dimension",
+              absl::StrCat("'", name, "', axis 0 of input '", input.name, "'"));
         }
         auto pad = padded.pad_values.find(input.name);
-        dim.inputs.push_back(PaddedDim::Use{
-            input.name, axis, pad == padded.pad_values.end() ? 0.0 : pad->second});
+        dim.inputs.push_back(
+            PaddedDim::Use{input.name, axis, pad == padded.pad_values.end() ? 0.0 : pad->second});
         with_dim.push_back(input.name);
       }
     }
@@ -192,7 +191,8 @@ absl::Status Model::Init(const Options& options) {
   engine.providers = config_.providers;
   engine.optimization_level = *onyx::ParseOptimizationLevel(config_.optimization_level);
   engine.max_cpu_fallback_nodes = config_.max_cpu_fallback_nodes;
-  engine.intra_op_threads = static_cast<int>(EffectiveIntraOpThreads(config_, onyx::ProcessCpuQuota()));
+  engine.intra_op_threads =
+      static_cast<int>(EffectiveIntraOpThreads(config_, onyx::ProcessCpuQuota()));
   engine.inter_op_threads = static_cast<int>(config_.inter_op_threads);
   engine.enable_mem_pattern = config_.enable_mem_pattern;
   engine.mem_pattern_cache_size = static_cast<int>(config_.mem_pattern_cache_size);
@@ -210,16 +210,22 @@ absl::Status Model::Init(const Options& options) {
     // Relative to the model directory, the parent of the version directory.
     warmup.inputs = BucketSessions::Options::Warmup::Inputs::kSamples;
     warmup.sample_dir =
-        (std::filesystem::path(model_path).parent_path().parent_path() / config_.warmup.inputs).string();
+        (std::filesystem::path(model_path).parent_path().parent_path() / config_.warmup.inputs)
+            .string();
   }
   ASSIGN_OR_RETURN(sessions_, BucketSessions::Create(session_options));
 
+  inflight_bytes_ = std::make_unique<ByteBudget>(
+      absl::StrCat("model '", options.name, "' version ", options.version,
+                   ": dynamic_batching.max_inflight_bytes"),
+      config_.dynamic_batching.max_inflight_bytes);
   DynamicBatcher::Options scheduler_options;
   scheduler_options.model_name = options.name;
   scheduler_options.model_version = absl::StrCat(options.version);
   scheduler_options.model = sessions_;
   scheduler_options.max_batch_size = config_.max_batch_size;
-  scheduler_options.max_queue_delay = absl::Microseconds(config_.dynamic_batching.max_queue_delay_us);
+  scheduler_options.max_queue_delay =
+      absl::Microseconds(config_.dynamic_batching.max_queue_delay_us);
   scheduler_options.max_queue_size = config_.dynamic_batching.max_queue_size;
   scheduler_options.instance_count = config_.instance_count;
   scheduler_options.on_batch = options.on_batch;

@@ -34,6 +34,7 @@
 #include "server/models/bucket_sessions.h"
 #include "server/models/model_stats.h"
 #include "server/models/tensor_spec.h"
+#include "server/scheduling/byte_budget.h"
 #include "server/scheduling/scheduler.h"
 
 namespace onyx::server {
@@ -84,6 +85,9 @@ class Model {
   absl::Duration load_duration() const { return load_duration_; }
   // Statistics of this version (thread-safe; counted by the RPC layer).
   ModelStats& stats() const { return *stats_; }
+  // Request bytes of this version admitted and not yet answered, capped by
+  // dynamic_batching.max_inflight_bytes (leases taken by the RPC layer).
+  ByteBudget& inflight_bytes() const { return *inflight_bytes_; }
   // Refuses new requests and waits for accepted ones. Idempotent.
   void Stop() const { scheduler_->Stop(); }
 
@@ -102,6 +106,7 @@ class Model {
   std::unique_ptr<Scheduler> scheduler_;
   absl::Duration load_duration_;
   const std::unique_ptr<ModelStats> stats_ = std::make_unique<ModelStats>();
+  std::unique_ptr<ByteBudget> inflight_bytes_;
 };
 
 }  // namespace onyx::server

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
@@ -31,7 +33,9 @@ const prometheus::Histogram::BucketBoundaries& CountBuckets() {
 Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   requests_ = &prometheus::BuildCounter()
                    .Name("onyx_requests_total")
-                   .Help("Inference requests (ModelInfer and each ModelStreamInfer request) by model, version and final gRPC status code")
+                   .Help(
+                       "Inference requests (ModelInfer and each ModelStreamInfer request) by "
+                       "model, version and final gRPC status code")
                    .Register(*registry_);
   durations_ = &prometheus::BuildHistogram()
                     .Name("onyx_request_duration_seconds")
@@ -53,6 +57,14 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                      .Name("onyx_batch_rows")
                      .Help("Rows (before padding to a bucket) of one engine run")
                      .Register(*registry_);
+  rejections_ =
+      &prometheus::BuildCounter()
+           .Name("onyx_request_rejections_total")
+           .Help(
+               "Inference requests refused for load, by model, version and reason (queue_full, "
+               "model_inflight_bytes, server_inflight_bytes, deadline_on_arrival, "
+               "deadline_in_queue, deadline_before_run, stream_buffer_full)")
+           .Register(*registry_);
 }
 
 Metrics::~Metrics() = default;
@@ -100,8 +112,7 @@ Metrics::VersionSeries& Metrics::SeriesOf(absl::string_view model, absl::string_
     }
   }
   absl::MutexLock lock(&series_mu_);
-  std::unique_ptr<VersionSeries>& slot =
-      version_series_[std::string(model)][std::string(version)];
+  std::unique_ptr<VersionSeries>& slot = version_series_[std::string(model)][std::string(version)];
   if (slot == nullptr) {
     slot = std::make_unique<VersionSeries>();
     slot->labels = {{"model", std::string(model)}, {"version", std::string(version)}};
@@ -124,6 +135,18 @@ void Metrics::RecordRequest(absl::string_view model, absl::string_view version,
   VersionSeries& series = SeriesOf(model, version);
   RequestCounter(series, code).Increment();
   Resolve(series.duration, durations_, series.labels, LatencyBuckets()).Observe(seconds);
+}
+
+void Metrics::RecordRequest(absl::string_view model, absl::string_view version,
+                            const absl::Status& status, double seconds) {
+  RecordRequest(model, version, status.code(), seconds);
+  const std::optional<RejectionReason> reason = RejectionReasonOf(status);
+  if (!reason) return;
+  VersionSeries& series = SeriesOf(model, version);
+  std::atomic<prometheus::Counter*>& slot = series.rejections[static_cast<size_t>(*reason)];
+  prometheus::Labels labels = series.labels;
+  labels["reason"] = std::string(RejectionReasonName(*reason));
+  Resolve(slot, rejections_, labels).Increment();
 }
 
 void Metrics::RecordTiming(absl::string_view model, absl::string_view version,

@@ -14,6 +14,7 @@
 //   onyx_compute_duration_seconds{model,version}       the engine run that served it
 //   onyx_batch_requests{model,version}                 requests merged into each engine run
 //   onyx_batch_rows{model,version}                     rows (before padding) of each engine run
+//   onyx_request_rejections_total{model,version,reason} requests refused for load (overload.h)
 // plus the arena, process and build series (arena_collector.h,
 // process_collector.h). Requests naming a model the repository does not have
 // are counted under model="" and version="" so clients cannot grow the label
@@ -44,6 +45,7 @@
 #include "prometheus/family.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "server/scheduling/overload.h"
 
 namespace onyx::server {
 
@@ -80,6 +82,10 @@ class Metrics {
 
   // Counts one finished ModelInfer call and observes its duration.
   void RecordRequest(absl::string_view model, absl::string_view version, absl::StatusCode code,
+                     double seconds);
+  // The same from its final status; a status marked by overload.h's
+  // Rejected() also counts one rejection for its reason.
+  void RecordRequest(absl::string_view model, absl::string_view version, const absl::Status& status,
                      double seconds);
 
   // Observes one request that the model's scheduler ran: its queue wait and
@@ -124,6 +130,7 @@ class Metrics {
     std::array<std::atomic<prometheus::Counter*>, 17> requests{};  // by absl::StatusCode
     std::atomic<prometheus::Histogram*> batch_requests{nullptr};
     std::atomic<prometheus::Histogram*> batch_rows{nullptr};
+    std::array<std::atomic<prometheus::Counter*>, kRejectionReasonCount> rejections{};
   };
   VersionSeries& SeriesOf(absl::string_view model, absl::string_view version);
   prometheus::Counter& RequestCounter(VersionSeries& series, absl::StatusCode code);
@@ -135,11 +142,11 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>* compute_durations_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_requests_ = nullptr;
   prometheus::Family<prometheus::Histogram>* batch_rows_ = nullptr;
+  prometheus::Family<prometheus::Counter>* rejections_ = nullptr;
   std::unique_ptr<prometheus::Exposer> exposer_;
   // Read under a shared lock on every request; written once per new label set.
   mutable absl::Mutex series_mu_;
-  absl::flat_hash_map<std::string,
-                      absl::flat_hash_map<std::string, std::unique_ptr<VersionSeries>>>
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, std::unique_ptr<VersionSeries>>>
       version_series_ ABSL_GUARDED_BY(series_mu_);
   // Held while a collectable is read by Serialize or removed.
   mutable absl::Mutex mu_;

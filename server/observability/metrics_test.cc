@@ -29,21 +29,57 @@ TEST(MetricsTest, CountsRequestsByModelVersionAndCode) {
   (*metrics)->RecordRequest("", "", absl::StatusCode::kNotFound, 0.0001);
   const std::string text = (*metrics)->Serialize();
   EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\",version=\"1\"} 2"));
-  EXPECT_THAT(text,
-              HasSubstr("onyx_requests_total{code=\"INVALID_ARGUMENT\",model=\"mlp\",version=\"\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("onyx_requests_total{code=\"INVALID_ARGUMENT\",model=\"mlp\",version=\"\"} 1"));
   EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"NOT_FOUND\",model=\"\",version=\"\"} 1"));
-  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"1\"} 2"));
-  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_sum{model=\"mlp\",version=\"1\"} 0.006"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"1\"} 2"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_request_duration_seconds_sum{model=\"mlp\",version=\"1\"} 0.006"));
   // 40 µs is in the first bucket (50 µs); 0.002 and 0.004 both <= 0.005.
-  EXPECT_THAT(text, HasSubstr(
-                        "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"\",le=\"5e-05\"} 1"));
-  EXPECT_THAT(text, HasSubstr(
-                        "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"0.001\"} 0"));
-  EXPECT_THAT(text, HasSubstr(
-                        "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"0.005\"} 2"));
-  EXPECT_THAT(text, HasSubstr(
-                        "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"10\"} 2"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"\",le=\"5e-05\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"0.001\"} 0"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"0.005\"} 2"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("onyx_request_duration_seconds_bucket{model=\"mlp\",version=\"1\",le=\"10\"} 2"));
   EXPECT_TRUE((*metrics)->ListeningPorts().empty());
+}
+
+TEST(MetricsTest, CountsRejectionsByReasonFromTheFinalStatus) {
+  absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  const absl::Status full = Rejected(absl::ResourceExhaustedError("queue full"),
+                                     RejectionReason::kQueueFull, absl::Milliseconds(5));
+  (*metrics)->RecordRequest("mlp", "1", full, 0.0001);
+  (*metrics)->RecordRequest("mlp", "1", full, 0.0001);
+  (*metrics)->RecordRequest(
+      "mlp", "1",
+      Rejected(absl::DeadlineExceededError("late"), RejectionReason::kDeadlineBeforeRun), 0.01);
+  // Not a load refusal: counted by code only.
+  (*metrics)->RecordRequest("mlp", "1", absl::ResourceExhaustedError("arena limit"), 0.01);
+  (*metrics)->RecordRequest("mlp", "1", absl::OkStatus(), 0.01);
+  const std::string text = (*metrics)->Serialize();
+  EXPECT_THAT(text, HasSubstr("onyx_request_rejections_total{model=\"mlp\",reason=\"queue_full\","
+                              "version=\"1\"} 2"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_request_rejections_total{model=\"mlp\",reason=\"deadline_before_"
+                        "run\",version=\"1\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"RESOURCE_EXHAUSTED\",model=\"mlp\","
+                              "version=\"1\"} 3"));
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"DEADLINE_EXCEEDED\",model=\"mlp\","
+                              "version=\"1\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\",version=\"1\"} 1"));
+  EXPECT_THAT(text, Not(HasSubstr("reason=\"model_inflight_bytes\"")));
 }
 
 TEST(MetricsTest, ObservesQueueAndComputeTimePerRequest) {
@@ -53,13 +89,27 @@ TEST(MetricsTest, ObservesQueueAndComputeTimePerRequest) {
   (*metrics)->RecordTiming("cnn", "2", 0.0, 0.02);
   const std::string text = (*metrics)->Serialize();
   EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_count{model=\"cnn\",version=\"2\"} 2"));
-  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_sum{model=\"cnn\",version=\"2\"} 0.0002"));
-  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"5e-05\"} 1"));
-  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.00025\"} 2"));
-  EXPECT_THAT(text, HasSubstr("onyx_compute_duration_seconds_count{model=\"cnn\",version=\"2\"} 2"));
-  EXPECT_THAT(text, HasSubstr("onyx_compute_duration_seconds_sum{model=\"cnn\",version=\"2\"} 0.023"));
-  EXPECT_THAT(text, HasSubstr("onyx_compute_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.005\"} 1"));
-  EXPECT_THAT(text, HasSubstr("onyx_compute_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.025\"} 2"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_queue_duration_seconds_sum{model=\"cnn\",version=\"2\"} 0.0002"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("onyx_queue_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"5e-05\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "onyx_queue_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.00025\"} 2"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_compute_duration_seconds_count{model=\"cnn\",version=\"2\"} 2"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_compute_duration_seconds_sum{model=\"cnn\",version=\"2\"} 0.023"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "onyx_compute_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.005\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "onyx_compute_duration_seconds_bucket{model=\"cnn\",version=\"2\",le=\"0.025\"} 2"));
 }
 
 TEST(MetricsTest, ObservesRequestsAndRowsPerBatch) {
@@ -70,8 +120,10 @@ TEST(MetricsTest, ObservesRequestsAndRowsPerBatch) {
   (*metrics)->RecordBatch("mlp", "2", 2, 2);
   const std::string text = (*metrics)->Serialize();
   EXPECT_THAT(text, HasSubstr("onyx_batch_requests_count{model=\"mlp\",version=\"1\"} 2"));
-  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",version=\"1\",le=\"1\"} 1"));
-  EXPECT_THAT(text, HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",version=\"1\",le=\"4\"} 2"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",version=\"1\",le=\"1\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_batch_requests_bucket{model=\"mlp\",version=\"1\",le=\"4\"} 2"));
   EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"mlp\",version=\"1\"} 11"));
   EXPECT_THAT(text, HasSubstr("onyx_batch_rows_bucket{model=\"mlp\",version=\"1\",le=\"4\"} 1"));
   // Versions served side by side keep their own series.
@@ -98,15 +150,20 @@ TEST(MetricsTest, CachedSeriesCountEveryRecordFromManyThreads) {
   for (std::thread& thread : threads) thread.join();
   const std::string text = m->Serialize();
   EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\",version=\"1\"} 4000"));
-  EXPECT_THAT(text, HasSubstr(
-                        "onyx_requests_total{code=\"UNAVAILABLE\",model=\"mlp\",version=\"2\"} 400"));
+  EXPECT_THAT(
+      text, HasSubstr("onyx_requests_total{code=\"UNAVAILABLE\",model=\"mlp\",version=\"2\"} 400"));
   EXPECT_THAT(text, Not(HasSubstr("code=\"OK\",model=\"mlp\",version=\"2\"")));
-  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"1\"} 4000"));
-  EXPECT_THAT(text, HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"2\"} 400"));
-  EXPECT_THAT(text, HasSubstr("onyx_queue_duration_seconds_count{model=\"mlp\",version=\"1\"} 4000"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"1\"} 4000"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_request_duration_seconds_count{model=\"mlp\",version=\"2\"} 400"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_queue_duration_seconds_count{model=\"mlp\",version=\"1\"} 4000"));
   // Version 2 only had requests: no queue or compute series for it.
-  EXPECT_THAT(text, Not(HasSubstr("onyx_queue_duration_seconds_count{model=\"mlp\",version=\"2\"}")));
-  EXPECT_THAT(text, Not(HasSubstr("onyx_compute_duration_seconds_count{model=\"mlp\",version=\"2\"}")));
+  EXPECT_THAT(text,
+              Not(HasSubstr("onyx_queue_duration_seconds_count{model=\"mlp\",version=\"2\"}")));
+  EXPECT_THAT(text,
+              Not(HasSubstr("onyx_compute_duration_seconds_count{model=\"mlp\",version=\"2\"}")));
   EXPECT_THAT(text, HasSubstr("onyx_batch_rows_count{model=\"mlp\",version=\"1\"} 2000"));
   EXPECT_THAT(text, HasSubstr("onyx_batch_rows_sum{model=\"cnn\",version=\"1\"} 8000"));
 }
@@ -141,7 +198,8 @@ TEST(MetricsTest, ExportsEachModelVersionsArena) {
     if (s.group == "arenatest/7") stats = &s;
   }
   ASSERT_NE(stats, nullptr);
-  EXPECT_THAT(text, HasSubstr("onyx_arena_reserved_bytes{" + labels + "} " + std::to_string(stats->reserved_bytes)));
+  EXPECT_THAT(text, HasSubstr("onyx_arena_reserved_bytes{" + labels + "} " +
+                              std::to_string(stats->reserved_bytes)));
   for (const char* name : {"onyx_arena_in_use_bytes", "onyx_arena_peak_in_use_bytes",
                            "onyx_arena_largest_free_block_bytes", "onyx_arena_allocations_total",
                            "onyx_arena_extends_total", "onyx_arena_bin_chunks"}) {
@@ -150,10 +208,13 @@ TEST(MetricsTest, ExportsEachModelVersionsArena) {
   // One in-use and one free series per bin: bin b holds chunks of >= 256 << b bytes.
   // The 1 KiB output chunk is in bin 2 (1024 <= size < 2048).
   ASSERT_EQ(stats->bin_chunks_in_use.size(), 21u);
-  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels + ",bin_min_bytes=\"1024\",state=\"in_use\"} 1"));
-  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels + ",bin_min_bytes=\"256\",state=\"free\"} " +
+  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels +
+                              ",bin_min_bytes=\"1024\",state=\"in_use\"} 1"));
+  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels +
+                              ",bin_min_bytes=\"256\",state=\"free\"} " +
                               std::to_string(stats->bin_chunks_free[0])));
-  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels + ",bin_min_bytes=\"268435456\",state=\"in_use\"} 0"));
+  EXPECT_THAT(text, HasSubstr("onyx_arena_bin_chunks{" + labels +
+                              ",bin_min_bytes=\"268435456\",state=\"in_use\"} 0"));
 
   session->reset();
   y->clear();

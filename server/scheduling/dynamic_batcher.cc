@@ -62,11 +62,21 @@ absl::Status DynamicBatcher::Enqueue(std::unique_ptr<InferenceRequest> request, 
   if (stopping_) {
     return absl::UnavailableError(absl::StrCat(label_, " is shutting down"));
   }
-  if (static_cast<int64_t>(queue_.size()) >= options_.max_queue_size) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        label_, ": queue full (max_queue_size ", options_.max_queue_size, " requests waiting)"));
-  }
   const absl::Time deadline = std::min(request->deadline, now + request->timeout);
+  if (now >= deadline) {
+    return Rejected(absl::DeadlineExceededError(
+                        absl::StrCat(label_, ": deadline passed before the request was queued")),
+                    RejectionReason::kDeadlineOnArrival);
+  }
+  if (static_cast<int64_t>(queue_.size()) >= options_.max_queue_size) {
+    const absl::Duration retry = RetryAfterLocked();
+    return Rejected(
+        absl::ResourceExhaustedError(absl::StrCat(
+            label_, ": queue full (max_queue_size ", options_.max_queue_size,
+            " requests waiting); retry in about ",
+            absl::ToInt64Milliseconds(absl::Ceil(retry, absl::Milliseconds(1))), " ms")),
+        RejectionReason::kQueueFull, retry);
+  }
   // A request with no rows (a model without buckets) still counts as one, so
   // that waiting workers see it.
   arrived_rows_ += std::max<int64_t>(request->batch_size, 1);
@@ -88,6 +98,37 @@ int64_t DynamicBatcher::QueueDepth() const {
   return static_cast<int64_t>(queue_.size());
 }
 
+absl::Duration DynamicBatcher::RetryAfterHint() const {
+  absl::MutexLock lock(&mu_);
+  return RetryAfterLocked();
+}
+
+absl::Duration DynamicBatcher::RetryAfterLocked() const {
+  // Before any run, the batching delay is the only time scale known.
+  const absl::Duration per_run = recent_run_ > absl::ZeroDuration()
+                                     ? recent_run_
+                                     : options_.max_queue_delay + absl::Milliseconds(1);
+  // Requests one round of the workers takes (a request has at least one row).
+  const int64_t per_round = std::max<int64_t>(max_batch_size_, 1) * options_.instance_count;
+  const int64_t queued = static_cast<int64_t>(queue_.size());
+  const int64_t rounds = std::max<int64_t>(1, (queued + per_round - 1) / per_round);
+  return std::clamp(per_run * rounds, absl::Milliseconds(1), absl::Seconds(30));
+}
+
+absl::Status DynamicBatcher::DeadStatus(const Entry& entry, absl::Time now, RejectionReason reason,
+                                        absl::string_view where) const {
+  const bool cancelled = entry.request->is_cancelled && entry.request->is_cancelled();
+  // A caller's transport may cancel at the deadline on a clock ahead of
+  // ours: a cancellation that close to the deadline is the deadline.
+  if (now >= entry.deadline ||
+      (cancelled && now >= entry.deadline - entry.request->deadline_cancel_slack)) {
+    return Rejected(absl::DeadlineExceededError(absl::StrCat(label_, ": deadline passed ", where)),
+                    reason);
+  }
+  if (cancelled) return absl::CancelledError(absl::StrCat(label_, ": request cancelled ", where));
+  return absl::OkStatus();
+}
+
 void DynamicBatcher::Stop() {
   {
     absl::MutexLock lock(&mu_);
@@ -101,17 +142,9 @@ void DynamicBatcher::Stop() {
 
 void DynamicBatcher::RemoveDead(absl::Time now, Work* work) {
   for (auto it = queue_.begin(); it != queue_.end();) {
-    absl::Status status;
-    const bool cancelled = it->request->is_cancelled && it->request->is_cancelled();
-    // A caller's transport may cancel at the deadline on a clock ahead of
-    // ours: a cancellation that close to the deadline is the deadline.
-    if (now >= it->deadline ||
-        (cancelled && now >= it->deadline - it->request->deadline_cancel_slack)) {
-      status = absl::DeadlineExceededError(
-          absl::StrCat(label_, ": deadline passed while the request was queued"));
-    } else if (cancelled) {
-      status = absl::CancelledError(absl::StrCat(label_, ": request cancelled while queued"));
-    } else {
+    absl::Status status =
+        DeadStatus(*it, now, RejectionReason::kDeadlineInQueue, "while the request was queued");
+    if (status.ok()) {
       ++it;
       continue;
     }
@@ -188,6 +221,29 @@ bool DynamicBatcher::TakeWork(Work* work) {
 }
 
 void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
+  if (options_.on_batch_formed) options_.on_batch_formed(static_cast<int64_t>(batch.size()));
+  // The last look before compute: a request that died since it was taken
+  // costs no engine time, and does not hold the others back.
+  {
+    const absl::Time now = clock_->Now();
+    std::vector<Entry> live;
+    live.reserve(batch.size());
+    for (Entry& entry : batch) {
+      absl::Status status =
+          DeadStatus(entry, now, RejectionReason::kDeadlineBeforeRun, "before the request ran");
+      if (status.ok()) {
+        live.push_back(std::move(entry));
+      } else {
+        std::move(entry.done)(std::move(status));
+      }
+    }
+    batch.swap(live);  // the completed ones' requests are released here
+  }
+  if (batch.empty()) {
+    absl::MutexLock lock(&mu_);
+    --running_batches_;
+    return;
+  }
   std::vector<const InferenceRequest*> requests;
   requests.reserve(batch.size());
   int64_t rows = 0;
@@ -208,6 +264,7 @@ void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
     // now, while this one completes the requests (replies take a while).
     absl::MutexLock lock(&mu_);
     --running_batches_;
+    recent_run_ = recent_run_ == absl::ZeroDuration() ? compute : (recent_run_ * 4 + compute) / 5;
   }
   if (options_.on_execution) options_.on_execution(rows, compute);
   if (options_.on_batch) options_.on_batch(static_cast<int64_t>(batch.size()), rows);
@@ -279,9 +336,10 @@ void DynamicBatcher::WorkerLoop() {
   while (true) {
     Work work;
     if (!TakeWork(&work)) return;
+    // Counted now: RunBatch drops the requests it completes without a run.
+    const int64_t completed = static_cast<int64_t>(work.refused.size() + work.batch.size());
     for (auto& [entry, status] : work.refused) std::move(entry.done)(std::move(status));
     if (!work.batch.empty()) RunBatch(work.batch);
-    const int64_t completed = static_cast<int64_t>(work.refused.size() + work.batch.size());
     work = Work{};  // release the requests before counting them done
     absl::MutexLock lock(&mu_);
     running_ -= completed;

@@ -38,15 +38,24 @@
 // queue time (Enqueue until a worker took it) and its batch's engine run time,
 // both on the injected Clock.
 //
-// Deadlines and cancellation: a queued request whose deadline
-// (InferenceRequest::deadline, or `timeout` after Enqueue) has passed is
-// completed with DEADLINE_EXCEEDED, and one whose is_cancelled() returns true
-// with CANCELLED (DEADLINE_EXCEEDED when within the request's
-// deadline_cancel_slack of that deadline); neither ever runs. This happens promptly even while
+// Deadlines and cancellation are checked three times, so that no engine time
+// is spent on a request nobody waits for: Enqueue refuses a request whose
+// deadline (InferenceRequest::deadline, or `timeout` after Enqueue) has
+// already passed; a queued request whose deadline passes is completed with
+// DEADLINE_EXCEEDED, and one whose is_cancelled() returns true with CANCELLED
+// (DEADLINE_EXCEEDED when within the request's deadline_cancel_slack of that
+// deadline); and a worker checks its batch's requests once more right before
+// the engine run, completing those that died meanwhile the same way and
+// running the rest (none: no run). Each refusal carries its overload.h reason
+// (deadline_on_arrival, deadline_in_queue, deadline_before_run). This happens promptly even while
 // every worker is busy: one reaper thread per batcher sleeps until the earliest queued deadline
 // and, while any queued request has an is_cancelled, polls it every kCancelPollInterval
 // (cancellation has no event to wait on). A worker forming a batch also drops such requests first.
 // Each request's done runs exactly once, outside the batcher's lock.
+//
+// A full queue is RESOURCE_EXHAUSTED with a retry hint (RetryAfterHint()):
+// the time the workers need to run the queue's requests at the recent engine
+// run time (an average over the last runs), between 1 ms and 30 s.
 //
 // Workers are created by Create(), instance_count of them, plus the reaper; no
 // thread is started per request. Time comes from the injected Clock (tests use
@@ -69,6 +78,7 @@
 #include "absl/time/time.h"
 #include "server/scheduling/bucketed_model.h"
 #include "server/scheduling/clock.h"
+#include "server/scheduling/overload.h"
 #include "server/scheduling/scheduler.h"
 
 namespace onyx::server {
@@ -118,6 +128,10 @@ class DynamicBatcher final : public Scheduler {
     TimingObserver on_timing;
     // Optional (the model's statistics count executions with it).
     ExecutionObserver on_execution;
+    // Optional: called on the worker with the number of requests in a batch
+    // after it left the queue, before their deadlines are checked again and
+    // the engine runs (tests move a fake clock here). Must not block.
+    std::function<void(int64_t requests)> on_batch_formed;
   };
 
   // INVALID_ARGUMENT when `model` is null, max_queue_size or instance_count is
@@ -129,10 +143,12 @@ class DynamicBatcher final : public Scheduler {
   ~DynamicBatcher() override;
 
   // RESOURCE_EXHAUSTED names the model and max_queue_size; INVALID_ARGUMENT
-  // for a request longer than the largest size of a padded dim.
+  // for a request longer than the largest size of a padded dim;
+  // DEADLINE_EXCEEDED for a request whose deadline has passed.
   absl::Status Enqueue(std::unique_ptr<InferenceRequest> request, DoneCallback done) override;
   int64_t InFlight() const override;
   int64_t QueueDepth() const override;
+  absl::Duration RetryAfterHint() const override;
   void Stop() override;
 
  private:
@@ -162,6 +178,11 @@ class DynamicBatcher final : public Scheduler {
   // Queue positions of the batch headed by queue_.front(), and its rows.
   std::vector<size_t> PlanBatch(int64_t* rows) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunBatch(std::vector<Entry>& batch);
+  // The status for a request that died (deadline or cancellation) at `now`,
+  // with `reason` for a deadline; OK while it lives.
+  absl::Status DeadStatus(const Entry& entry, absl::Time now, RejectionReason reason,
+                          absl::string_view where) const;
+  absl::Duration RetryAfterLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Options options_;
   const std::string label_;       // "model 'mlp' version 1", from the options
@@ -180,6 +201,8 @@ class DynamicBatcher final : public Scheduler {
   // an arrival wakes it only then, not on every request.
   absl::Time reaper_wake_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t reaper_kicks_ ABSL_GUARDED_BY(mu_) = 0;
+  // Moving average of recent engine run times; zero before the first run.
+  absl::Duration recent_run_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
 
   absl::Mutex join_mu_;  // serialises Stop() callers while they join
   std::vector<std::thread> workers_ ABSL_GUARDED_BY(join_mu_);

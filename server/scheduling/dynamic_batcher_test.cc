@@ -172,6 +172,7 @@ struct BatcherSetup {
   int64_t queue = 64;
   int64_t instances = 1;
   BatchObserver on_batch;
+  std::function<void(int64_t)> on_batch_formed;
 };
 
 std::unique_ptr<DynamicBatcher> MakeBatcher(std::shared_ptr<const BucketedModel> model,
@@ -186,6 +187,7 @@ std::unique_ptr<DynamicBatcher> MakeBatcher(std::shared_ptr<const BucketedModel>
   options.instance_count = setup.instances;
   options.clock = std::move(clock);
   options.on_batch = setup.on_batch;
+  options.on_batch_formed = setup.on_batch_formed;
   absl::StatusOr<std::unique_ptr<DynamicBatcher>> batcher =
       DynamicBatcher::Create(std::move(options));
   EXPECT_TRUE(batcher.ok()) << batcher.status();
@@ -474,6 +476,104 @@ TEST(DynamicBatcherTest, FullQueueIsResourceExhausted) {
   EXPECT_EQ(row_model.model()->calls().size(), 3u);
 }
 
+std::vector<float> AllEngineInputs(const FakeModel& model);
+
+TEST(DynamicBatcherTest, FullQueueCarriesItsReasonAndARetryHintFromRecentRuns) {
+  auto clock = std::make_shared<FakeClock>();
+  Gate gate;
+  // Every engine run takes 40 ms of fake time; y = x.
+  auto model = std::make_shared<FakeModel>(
+      std::vector<int64_t>{1},
+      gate.Wrap([clock](size_t, const onyx::Feeds& feeds, const std::vector<std::string>& outputs)
+                    -> absl::StatusOr<std::vector<onyx::Value>> {
+        clock->Advance(absl::Milliseconds(40));
+        return std::vector<onyx::Value>(outputs.size(), feeds.at(0).second);
+      }));
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.queue = 2;
+  auto batcher = MakeBatcher(model, clock, setup);
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 1), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(outcomes.AwaitCount(1));  // one run of 40 ms
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, kBlock), outcomes.Callback(1)).ok());
+  ASSERT_TRUE(gate.AwaitBlocked());
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 2), outcomes.Callback(2)).ok());
+  ASSERT_TRUE(batcher->Enqueue(Rows(1, 1, 3), outcomes.Callback(3)).ok());
+
+  // Two queued requests, one row per run, one worker: two runs of 40 ms.
+  EXPECT_EQ(batcher->RetryAfterHint(), absl::Milliseconds(80));
+  absl::Status full = batcher->Enqueue(Rows(1, 1, 4), outcomes.Callback(4));
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(RejectionReasonOf(full), RejectionReason::kQueueFull);
+  EXPECT_EQ(RetryAfterOf(full), absl::Milliseconds(80));
+  EXPECT_THAT(full.message(), HasSubstr("retry in about 80 ms"));
+
+  gate.Open();
+  batcher->Stop();
+  EXPECT_EQ(outcomes.size(), 4u);
+  EXPECT_EQ(batcher->InFlight(), 0);
+}
+
+TEST(DynamicBatcherTest, ARequestWhoseDeadlineHasPassedIsNotQueued) {
+  RowModel row_model({1});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  auto batcher = MakeBatcher(row_model.model(), clock);
+  auto late = Rows(1, 1, 1);
+  late->deadline = clock->Now();
+  absl::Status refused = batcher->Enqueue(std::move(late), outcomes.Callback(0));
+  EXPECT_EQ(refused.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(RejectionReasonOf(refused), RejectionReason::kDeadlineOnArrival);
+  EXPECT_THAT(refused.message(), HasSubstr("'fake'"));
+  auto zero_timeout = Rows(1, 1, 2);
+  zero_timeout->timeout = absl::ZeroDuration();
+  EXPECT_EQ(batcher->Enqueue(std::move(zero_timeout), outcomes.Callback(1)).code(),
+            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(batcher->InFlight(), 0);
+  batcher->Stop();
+  EXPECT_EQ(outcomes.size(), 0u);
+  EXPECT_TRUE(row_model.model()->calls().empty());
+}
+
+TEST(DynamicBatcherTest, DeadlinesAreCheckedAgainRightBeforeTheRun) {
+  RowModel row_model({1, 2, 4});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.delay = absl::ZeroDuration();
+  // Once armed, 20 ms pass between a batch leaving the queue and its run.
+  auto armed = std::make_shared<std::atomic<bool>>(false);
+  setup.on_batch_formed = [clock, armed](int64_t) {
+    if (armed->load()) clock->Advance(absl::Milliseconds(20));
+  };
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  HoldOneWorker(*batcher, row_model, outcomes, 1);
+  const absl::Time start = clock->Now();
+  auto expiring = Rows(1, 1, 10);
+  expiring->deadline = start + absl::Milliseconds(10);
+  auto keeper = Rows(1, 1, 20);
+  ASSERT_TRUE(batcher->Enqueue(std::move(expiring), outcomes.Callback(0)).ok());
+  ASSERT_TRUE(
+      batcher->Enqueue(std::make_unique<InferenceRequest>(*keeper), outcomes.Callback(1)).ok());
+  armed->store(true);
+  row_model.Open();  // the worker takes both as one batch; 20 ms pass; only one is alive
+  ASSERT_TRUE(outcomes.AwaitCount(3));
+  EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(RejectionReasonOf(outcomes.Get(0).status()), RejectionReason::kDeadlineBeforeRun);
+  EXPECT_THAT(outcomes.Get(0).status().message(), HasSubstr("before the request ran"));
+  ExpectRows(outcomes, 1, *keeper, 1);
+
+  // A batch with nobody left alive costs no run at all.
+  auto alone = Rows(1, 1, 30);
+  alone->deadline = clock->Now() + absl::Milliseconds(10);
+  ASSERT_TRUE(batcher->Enqueue(std::move(alone), outcomes.Callback(2)).ok());
+  ASSERT_TRUE(outcomes.AwaitCount(4));
+  EXPECT_EQ(RejectionReasonOf(outcomes.Get(2).status()), RejectionReason::kDeadlineBeforeRun);
+  batcher->Stop();
+  EXPECT_THAT(AllEngineInputs(*row_model.model()), ElementsAre(kBlock, 20));
+  EXPECT_EQ(batcher->InFlight(), 0);
+}
+
 TEST(DynamicBatcherTest, ExpiredRequestsGetDeadlineExceededWithoutRunning) {
   RowModel row_model({8});
   auto clock = std::make_shared<FakeClock>();
@@ -499,6 +599,7 @@ TEST(DynamicBatcherTest, ExpiredRequestsGetDeadlineExceededWithoutRunning) {
   clock->Advance(absl::Microseconds(100));
   ASSERT_TRUE(outcomes.AwaitCount(1));
   EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(RejectionReasonOf(outcomes.Get(0).status()), RejectionReason::kDeadlineInQueue);
   ASSERT_TRUE(clock->AwaitWaiter(start + absl::Microseconds(300)));
   clock->Advance(absl::Microseconds(200));
   ASSERT_TRUE(outcomes.AwaitCount(2));

@@ -22,7 +22,9 @@ seconds is sent first; once /metrics shows it running (in flight 1, queue depth
 After each, the blocker completes, a follow-up request is served, and
 ModelStatistics shows that the probes never ran (execution_count grew by the
 blocker and the follow-up only; fail count grew by the probes) and /metrics
-counts them under onyx_requests_total{code="DEADLINE_EXCEEDED"|"CANCELLED"}.
+counts them under onyx_requests_total{code="DEADLINE_EXCEEDED"|"CANCELLED"},
+the deadline ones also under onyx_request_rejections_total{reason=
+"deadline_in_queue"} (cancellations are not rejections).
 The blocker's length is sized from a measured run (4 s, over ten times the
 probes' 0.3 s deadline and 0.2 s timeout, so a host that runs it faster than
 measured still outlasts them); nothing asserts a duration, and every wait for
@@ -134,6 +136,12 @@ def build_cases(client, context):
                                "onyx_requests_total", model=MODEL, version="1", code=code)
         return found[0][1] if found else 0.0
 
+    def rejections(reason):
+        found = metrics.select(metrics.parse_metrics(metrics.scrape(metrics_address)),
+                               "onyx_request_rejections_total", model=MODEL, version="1",
+                               reason=reason)
+        return found[0][1] if found else 0.0
+
     def await_gauges(inflight, queued, what):
         """Waits until /metrics shows `inflight` requests in flight, `queued` of
         them queued: an ordering point, not a timing assertion."""
@@ -201,10 +209,14 @@ def build_cases(client, context):
         expect_counts(before, PROBES)
         got = requests_total("DEADLINE_EXCEEDED")
         check(got == PROBES, "onyx_requests_total{code=DEADLINE_EXCEEDED} %g, want %d" % (got, PROBES))
+        got = rejections("deadline_in_queue")
+        check(got == PROBES, "onyx_request_rejections_total{reason=deadline_in_queue} %g, want %d"
+              % (got, PROBES))
 
     def timeout_parameter_probes():
         before = stats()
         counted = requests_total("DEADLINE_EXCEEDED")
+        rejected = rejections("deadline_in_queue")
         blocker = start_blocker()
         probes = [client.stub.ModelInfer.future(request(1, timeout_us=PROBE_TIMEOUT_US), timeout=120)
                   for _ in range(PROBES)]
@@ -227,9 +239,13 @@ def build_cases(client, context):
         got = requests_total("DEADLINE_EXCEEDED") - counted
         check(got == PROBES, "onyx_requests_total{code=DEADLINE_EXCEEDED} grew by %g, want %d"
               % (got, PROBES))
+        got = rejections("deadline_in_queue") - rejected
+        check(got == PROBES, "onyx_request_rejections_total{reason=deadline_in_queue} grew by %g, "
+              "want %d" % (got, PROBES))
 
     def cancelled_probes():
         before = stats()
+        rejected = sum(rejections(r) for r in ("deadline_in_queue", "deadline_before_run"))
         blocker = start_blocker()
         probes = [client.stub.ModelInfer.future(request(1), timeout=120) for _ in range(PROBES)]
         await_gauges(1 + PROBES, PROBES, "probes queued")
@@ -241,6 +257,8 @@ def build_cases(client, context):
         expect_counts(before, PROBES)
         got = requests_total("CANCELLED")
         check(got == PROBES, "onyx_requests_total{code=CANCELLED} %g, want %d" % (got, PROBES))
+        now = sum(rejections(r) for r in ("deadline_in_queue", "deadline_before_run"))
+        check(now == rejected, "cancellations were counted as rejections (%g -> %g)" % (rejected, now))
 
     def still_serving():
         check(client.stub.ServerReady(pb.ServerReadyRequest(), timeout=base.RPC_TIMEOUT_S).ready,
