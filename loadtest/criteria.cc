@@ -40,12 +40,16 @@ absl::StatusOr<Criterion> Criterion::Parse(absl::string_view what, absl::string_
 
   if (metric == "err" || metric == "late") {
     c.metric_ = metric == "err" ? Metric::kError : Metric::kLate;
-    ASSIGN_OR_RETURN(c.threshold_, ParseShare(what, value));
+    absl::StatusOr<double> share = ParseShare(what, value);
+    if (!share.ok()) return bad("a share such as 0.1% or 0.001");
+    c.threshold_ = *share;
     return c;
   }
   if (metric == "throughput" || metric == "rps") {
     c.metric_ = Metric::kThroughput;
-    ASSIGN_OR_RETURN(c.threshold_, ParseNumber(what, value, 0, 1e12));
+    absl::StatusOr<double> rate = ParseNumber(what, value, 0, 1e12);
+    if (!rate.ok()) return bad("requests per second");
+    c.threshold_ = *rate;
     return c;
   }
   c.metric_ = Metric::kResponse;
@@ -67,8 +71,9 @@ absl::StatusOr<Criterion> Criterion::Parse(absl::string_view what, absl::string_
   if (!value.empty() && (absl::ascii_isdigit(value.back()) || value.back() == '.')) {
     return bad("a latency needs a unit: us, ms or s");
   }
-  ASSIGN_OR_RETURN(double seconds, ParseSeconds(what, value));
-  c.threshold_ = seconds * 1e9;
+  absl::StatusOr<double> seconds = ParseSeconds(what, value);
+  if (!seconds.ok()) return bad("a latency such as 250us, 25ms or 1s");
+  c.threshold_ = *seconds * 1e9;
   return c;
 }
 

@@ -17,8 +17,12 @@ absl::StatusOr<std::vector<double>> ParseLevels(absl::string_view what, absl::st
   std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
   if (parts.size() == 1) {
     for (absl::string_view item : absl::StrSplit(text, ',')) {
-      ASSIGN_OR_RETURN(double v, ParseNumber(what, item, low, high));
-      levels.push_back(v);
+      absl::StatusOr<double> v = ParseNumber(what, item, low, high);
+      if (!v.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": expected numbers in [", low, ", ", high, "], got '", text, "'"));
+      }
+      levels.push_back(*v);
     }
     if (levels.size() > kMaxLevels) return absl::InvalidArgumentError(absl::StrCat(what, ": more than 1000 levels"));
     return levels;
@@ -28,8 +32,10 @@ absl::StatusOr<std::vector<double>> ParseLevels(absl::string_view what, absl::st
         absl::StrCat(what, ": expected V, V1,V2,..., FROM:TO:xFACTOR or FROM:TO:+STEP (", why, "), got '", text, "'"));
   };
   if (parts.size() != 3 || parts[2].size() < 2) return bad("three fields");
-  ASSIGN_OR_RETURN(double from, ParseNumber(what, parts[0], low, high));
-  ASSIGN_OR_RETURN(double to, ParseNumber(what, parts[1], low, high));
+  absl::StatusOr<double> from_or = ParseNumber(what, parts[0], low, high);
+  absl::StatusOr<double> to_or = ParseNumber(what, parts[1], low, high);
+  if (!from_or.ok() || !to_or.ok()) return bad(absl::StrCat("FROM and TO in [", low, ", ", high, "]"));
+  const double from = *from_or, to = *to_or;
   if (to < from) return bad("TO below FROM");
   const char op = parts[2][0];
   double by = 0;

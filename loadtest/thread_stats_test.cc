@@ -19,7 +19,7 @@ TEST(ThreadStatsTest, ResponseFromIntendedServiceFromSentKeptApart) {
   stats.RecordCompletion({0, 1, 0, 900'000'000, 901'000'000, 0, "", "peer-a"});
   stats.RecordDispatch(0, 0, 2'000'000, false);  // 2 ms late: counts as a late send
   stats.RecordCompletion({0, 0, 0, 0, 5'000, 14, "down", "peer-a"});
-  stats.RecordDispatch(0, 0, 0, true);  // dropped
+  stats.RecordDispatch(0, 0, 0, true);                            // dropped
   stats.RecordCompletion({-1, 0, 0, 0, 1'000, 0, "", "peer-a"});  // warm-up: window only
   c.Drain();
   EXPECT_EQ(c.window().ok, 2);
