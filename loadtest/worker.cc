@@ -110,12 +110,22 @@ void Worker::RunPhase(PhaseContext* phase) {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   ArrivalStream arrivals(&plan.profile, config_.poisson, config_.seed, config_.index, config_.count);
   const double end = plan.end_s();
+  // A generator still sending a second after its schedule ended cannot keep
+  // up; the rest of the schedule is counted (late, and dropped) but not
+  // sent, so that a saturated run ends instead of sending for minutes.
+  const int64_t give_up_ns = phase->t0_ns + static_cast<int64_t>(end * 1e9) + 1'000'000'000;
+  bool behind = false;
   for (double t = arrivals.Next(); t < end; t = arrivals.Next()) {
     const int64_t intended = phase->t0_ns + static_cast<int64_t>(std::llround(t * 1e9));
-    if (intended > NowNs()) SleepUntilNs(intended);
+    if (!behind && intended > NowNs()) SleepUntilNs(intended);
     const int64_t now = NowNs();
+    behind = behind || now > give_up_ns;
     Pending p{intended, phase->LevelOf(intended), PickModel(&pacer_rng_), 0};
     p.variant = NextVariant(p.model);
+    if (behind) {
+      pacer_stats_.RecordDispatch(p.level, p.model, now - intended, /*dropped=*/true);
+      continue;
+    }
     const Gate::Admission admission = config_.gate ? config_.gate->Admit(p) : Gate::kSend;
     pacer_stats_.RecordDispatch(p.level, p.model, now - intended, admission == Gate::kDropped);
     if (admission == Gate::kDropped) continue;

@@ -7,16 +7,20 @@
 // stall, the case that exposes coordinated omission.
 //
 //   onyx_load_fake_server --address 127.0.0.1:0 [--latency 200us] [--pause-at 5s --pause-for 1s]
-//                         [--error-every N] [--model NAME]
+//                         [--error-every N] [--serial 1] [--model NAME[,NAME...]]
 //
 // Prints "listening on HOST:PORT" on stdout once ready. Serves ServerLive,
 // ServerMetadata, ModelMetadata (input "input", output "output": FP32
 // [-1, 4]), ModelInfer, ModelStreamInfer and ModelStatistics (counts and
 // summed times). --error-every N fails every N-th inference request with
-// UNAVAILABLE "fake: planned failure". Runs until SIGTERM/SIGINT.
+// UNAVAILABLE "fake: planned failure". --serial 1 serves one request at a time
+// (a single-server queue: capacity 1/latency per second), so latency rises
+// with load. --model names the models served (all alike). Runs until
+// SIGTERM/SIGINT.
 #include <signal.h>
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <deque>
@@ -26,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "grpc_service.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -43,12 +48,14 @@ class Replier {
     {
       absl::MutexLock lock(&mu_);
       stop_ = true;
+      cv_.Signal();
     }
     thread_.join();
   }
   void At(int64_t due_ns, std::function<void()> fn) {
     absl::MutexLock lock(&mu_);
     heap_.push({due_ns, seq_++, std::move(fn)});
+    cv_.Signal();  // it may be due before what the loop is waiting for
   }
 
  private:
@@ -66,10 +73,8 @@ class Replier {
         absl::MutexLock lock(&mu_);
         if (stop_) return;
         if (heap_.empty() || heap_.top().due > NowNs()) {
-          const int64_t wait = heap_.empty() ? 1'000'000 : std::min<int64_t>(heap_.top().due - NowNs(), 1'000'000);
-          mu_.AwaitWithTimeout(absl::Condition(
-                                   +[](bool* b) { return *b; }, &wake_),
-                               absl::Nanoseconds(wait));
+          const int64_t wait = heap_.empty() ? 50'000'000 : heap_.top().due - NowNs();
+          cv_.WaitWithTimeout(&mu_, absl::Nanoseconds(wait));
           continue;
         }
         fn = std::move(const_cast<Item&>(heap_.top()).fn);
@@ -79,7 +84,8 @@ class Replier {
     }
   }
   absl::Mutex mu_;
-  bool stop_ = false, wake_ = false;
+  absl::CondVar cv_;
+  bool stop_ = false;
   uint64_t seq_ = 0;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
   std::thread thread_;
@@ -91,7 +97,8 @@ struct Config {
   int64_t pause_at_ns = -1;
   int64_t pause_for_ns = 1'000'000'000;
   int64_t error_every = 0;
-  std::string model = "fake";
+  bool serial = false;
+  std::vector<std::string> models = {"fake"};
 };
 
 class FakeService final : public inference::GRPCInferenceService::CallbackService {
@@ -103,11 +110,19 @@ class FakeService final : public inference::GRPCInferenceService::CallbackServic
     int64_t first = first_ns_.load();
     if (first == 0 && first_ns_.compare_exchange_strong(first, now)) first = now;
     int64_t due = now + c_.latency_ns;
+    if (c_.serial) {
+      absl::MutexLock lock(&serial_mu_);
+      due = std::max(now, last_due_) + c_.latency_ns;
+      last_due_ = due;
+    }
     if (c_.pause_at_ns >= 0) {
       const int64_t start = first + c_.pause_at_ns, end = start + c_.pause_for_ns;
       if (due >= start && now < end) due = std::max(due, end);
     }
     return due;
+  }
+  bool Serves(const std::string& model) const {
+    return std::find(c_.models.begin(), c_.models.end(), model) != c_.models.end();
   }
   // Whether this inference request is one of the planned failures.
   bool PlannedFailure() { return c_.error_every > 0 && ++count_ % c_.error_every == 0; }
@@ -145,12 +160,12 @@ class FakeService final : public inference::GRPCInferenceService::CallbackServic
   grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* ctx, const inference::ModelMetadataRequest* req,
                                           inference::ModelMetadataResponse* resp) override {
     auto* r = ctx->DefaultReactor();
-    if (req->name() != c_.model) {
+    if (!Serves(req->name())) {
       r->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown model '" + req->name() + "'"));
       return r;
     }
-    resp->set_name(c_.model);
-    resp->add_versions("1");
+    resp->set_name(req->name());
+    *resp->add_versions() = std::string("1");  // add_versions(const char*) trips a GCC 12 -Wrestrict false positive
     resp->set_platform("fake");
     for (const char* name : {"input", "output"}) {
       auto* t = std::string(name) == "input" ? resp->add_inputs() : resp->add_outputs();
@@ -166,7 +181,7 @@ class FakeService final : public inference::GRPCInferenceService::CallbackServic
                                             const inference::ModelStatisticsRequest* req,
                                             inference::ModelStatisticsResponse* resp) override {
     auto* s = resp->add_model_stats();
-    s->set_name(c_.model);
+    s->set_name(req->name().empty() ? c_.models[0] : req->name());
     s->set_version("1");
     absl::MutexLock lock(&stats_mu_);
     s->mutable_inference_stats()->mutable_success()->set_count(success_);
@@ -183,7 +198,7 @@ class FakeService final : public inference::GRPCInferenceService::CallbackServic
     const int64_t now = NowNs();
     auto* r = ctx->DefaultReactor();
     grpc::Status status = grpc::Status::OK;
-    if (req->model_name() != c_.model) {
+    if (!Serves(req->model_name())) {
       status = grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown model '" + req->model_name() + "'");
     } else if (PlannedFailure()) {
       status = grpc::Status(grpc::StatusCode::UNAVAILABLE, "fake: planned failure");
@@ -272,6 +287,8 @@ class FakeService final : public inference::GRPCInferenceService::CallbackServic
   Replier replier_;
   std::atomic<int64_t> first_ns_{0};
   std::atomic<int64_t> count_{0};
+  absl::Mutex serial_mu_;
+  int64_t last_due_ = 0;
   absl::Mutex stats_mu_;
   uint64_t success_ = 0, success_ns_ = 0;
 };
@@ -290,7 +307,9 @@ int main(int argc, char** argv) {
     if (flag == "--address") {
       c.address = value;
     } else if (flag == "--model") {
-      c.model = value;
+      c.models = absl::StrSplit(value, ',');
+    } else if (flag == "--serial") {
+      c.serial = value == "1" || value == "true";
     } else if (flag == "--error-every") {
       absl::StatusOr<int64_t> n = ParseInt(flag, value, 0, 1 << 30);
       if (!n.ok()) return std::fprintf(stderr, "%s\n", std::string(n.status().message()).c_str()), 2;
