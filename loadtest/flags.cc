@@ -216,6 +216,7 @@ absl::StatusOr<Options> ParseFlags(const std::vector<std::string>& args) {
              return absl::OkStatus();
            }},
           {"--timeout", set_seconds(&o.timeout_s, "--timeout")},
+          {"--drain-timeout", set_seconds(&o.drain_timeout_s, "--drain-timeout")},
           {"--connect-timeout", set_seconds(&o.connect_timeout_s, "--connect-timeout")},
           {"--batch",
            [&](absl::string_view v) -> absl::Status {

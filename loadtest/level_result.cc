@@ -116,7 +116,7 @@ LevelResult SummarizeLevel(const LevelInputs& in, std::unique_ptr<LevelTotals> t
   r.send_rate = in.measured_s > 0 ? static_cast<double>(sent_in_span) / in.measured_s : 0;
   if (totals->lag) r.send_lag = HistogramData::From(*totals->lag);
   r.late_sends = totals->late;
-  r.calls_per_peer = totals->peers;
+  r.calls_per_peer.insert(totals->peers.begin(), totals->peers.end());
   if (in.open_loop && r.late_share() > in.max_late_share) {
     r.saturated = true;
     r.saturated_reason =

@@ -58,7 +58,8 @@ struct Options {
   int threads = 1;
   int connections = 1;
   bool streaming = false;
-  double timeout_s = 30;
+  double timeout_s = 0;  // 0: no per-request deadline
+  double drain_timeout_s = 30;
   double connect_timeout_s = 10;
 
   // Inputs.

@@ -241,7 +241,8 @@ void Runner::RunPhase(const Phase& phase) {
   const double end_s = phase.end_s();
   const int64_t phase_end = std::isfinite(end_s) ? ctx.t0_ns + static_cast<int64_t>(end_s * 1e9) : INT64_MAX;
   const int64_t give_up =
-      phase_end == INT64_MAX ? INT64_MAX : phase_end + static_cast<int64_t>((options_.timeout_s + 10) * 1e9);
+      phase_end == INT64_MAX ? INT64_MAX : phase_end + static_cast<int64_t>(options_.drain_timeout_s * 1e9);
+  bool cancelled = false;
   int64_t next_tick = ctx.t0_ns + 1'000'000'000;
   int64_t budget_end_ns = 0;  // when a closed loop's --requests were all sent
   for (;;) {
@@ -261,9 +262,15 @@ void Runner::RunPhase(const Phase& phase) {
     if (!phase.open_loop && now >= phase_end) ctx.sending = false;
     const bool schedule_done = (now >= phase_end || budget_done) && pacers.load() == 0;
     if (schedule_done && ctx.outstanding.load() == 0) break;
-    if (now > give_up) {
+    if (now > give_up && !cancelled) {
+      // Cancelled calls complete (CANCELLED) and the phase drains as usual.
       result_.notes.push_back(absl::StrCat(ctx.outstanding.load(), " requests were still outstanding ",
-                                           options_.timeout_s + 10, "s after the phase ended"));
+                                           options_.drain_timeout_s, "s after the schedule ended: cancelled"));
+      for (auto& w : workers_) w->CancelOutstanding();
+      cancelled = true;
+    }
+    if (cancelled && now > give_up + 10'000'000'000) {
+      result_.notes.push_back(absl::StrCat(ctx.outstanding.load(), " requests never completed, even cancelled"));
       break;
     }
     int64_t wake = std::min(next_tick, now + 5'000'000);

@@ -113,7 +113,7 @@ void ThreadStats::RecordCompletion(const Completion& c) {
   ModelTotals& m = l.models[c.model];
   if (!c.peer.empty()) {
     // Peers are few (one per backend address); find before inserting to avoid a string per call.
-    auto it = l.peers.find(std::string(c.peer));
+    auto it = l.peers.find(c.peer);
     if (it == l.peers.end()) it = l.peers.emplace(std::string(c.peer), 0).first;
     ++it->second;
   }

@@ -45,7 +45,7 @@ struct LevelTotals {
   std::vector<ModelTotals> models;
   std::unique_ptr<Histogram> lag;
   int64_t late = 0;  // dispatches more than 1 ms behind schedule
-  std::map<std::string, int64_t> peers;
+  std::map<std::string, int64_t, std::less<>> peers;
 
   explicit LevelTotals(int num_models) : models(num_models) {}
   void MergeFrom(LevelTotals& other);

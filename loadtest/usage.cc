@@ -33,7 +33,10 @@ Load (one of; each level runs --warmup then --duration or --requests)
   --threads T               client event loops                              (1)
   --connections N           separate TCP connections (own subchannel pools) (1)
   --streaming               send through ModelStreamInfer
-  --timeout D               per-request deadline                            (30s)
+  --timeout D               per-request gRPC deadline; 0 sets none (a deadline costs a
+                            timer per call)                                 (0)
+  --drain-timeout D         after a level's schedule, wait this long for replies, then
+                            cancel what is outstanding (counted CANCELLED)  (30s)
   --connect-timeout D       wait this long for the target before giving up  (10s)
 Inputs (shapes and datatypes from ModelMetadata)
   --batch B                 rows per request: fills a variable first dimension  (1)

@@ -25,6 +25,8 @@ struct UnaryCall : Tag {
   std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader;
   Pending pending;
   int64_t sent_ns = 0;
+  int channel = 0;         // index into the worker's channel_ids
+  bool in_flight = false;  // guarded by the worker's pool_mu_, as is `context`
   void Proceed(bool ok) override { worker->OnUnaryDone(this, ok); }
 };
 
@@ -34,7 +36,8 @@ Worker::Worker(WorkerConfig config)
       reaper_stats_(static_cast<int>(config_.models->size())),
       pacer_rng_(MixSeed(config_.seed, 2000 + config_.index)),
       reaper_rng_(MixSeed(config_.seed, 3000 + config_.index)),
-      variant_counters_(config_.models->size()) {
+      variant_counters_(config_.models->size()),
+      peers_(config_.channel_ids.size()) {
   if (config_.trace != nullptr) trace_ = std::make_unique<TraceWriter::Buffer>(config_.trace);
 }
 
@@ -144,14 +147,16 @@ void Worker::Send(const Pending& p, ThreadStats* stats, int64_t now_ns) {
   }
   UnaryCall* call = TakeCall();
   call->pending = p;
-  call->context.emplace();
-  call->context->set_deadline(std::chrono::system_clock::now() +
-                              std::chrono::microseconds(static_cast<int64_t>(config_.timeout_s * 1e6)));
+  if (config_.timeout_s > 0) {
+    call->context->set_deadline(std::chrono::system_clock::now() +
+                                std::chrono::microseconds(static_cast<int64_t>(config_.timeout_s * 1e6)));
+  }
   const std::string& bytes = model.variants[p.variant].bytes;
   grpc::Slice slice(bytes.data(), bytes.size(), grpc::Slice::STATIC_SLICE);
   grpc::ByteBuffer request(&slice, 1);
   const uint32_t i = channel_counter_.fetch_add(1, std::memory_order_relaxed);
-  grpc::GenericStub* stub = config_.channels->generic(config_.channel_ids[i % config_.channel_ids.size()]);
+  call->channel = static_cast<int>(i % config_.channel_ids.size());
+  grpc::GenericStub* stub = config_.channels->generic(config_.channel_ids[call->channel]);
   call->reader = stub->PrepareUnaryCall(&*call->context, model.method, request, &cq_);
   call->sent_ns = NowNs();
   call->reader->StartCall();
@@ -163,28 +168,45 @@ void Worker::Send(const Pending& p, ThreadStats* stats, int64_t now_ns) {
 
 UnaryCall* Worker::TakeCall() {
   absl::MutexLock lock(&pool_mu_);
+  UnaryCall* call;
   if (free_calls_.empty()) {
     calls_.push_back(std::make_unique<UnaryCall>());
-    calls_.back()->worker = this;
-    return calls_.back().get();
+    call = calls_.back().get();
+    call->worker = this;
+  } else {
+    call = free_calls_.back();
+    free_calls_.pop_back();
   }
-  UnaryCall* call = free_calls_.back();
-  free_calls_.pop_back();
+  call->context.emplace();
+  call->in_flight = true;
   return call;
+}
+
+void Worker::CancelOutstanding() {
+  {
+    absl::MutexLock lock(&pool_mu_);
+    for (auto& call : calls_) {
+      if (call->in_flight) call->context->TryCancel();
+    }
+  }
+  for (auto& s : streams_) s->Cancel();
 }
 
 void Worker::OnUnaryDone(UnaryCall* call, bool ok) {
   const int64_t now = NowNs();
   const int code = ok ? call->status.error_code() : grpc::StatusCode::UNKNOWN;
-  std::string peer;
-  if (config_.count_peers) peer = call->context->peer();
-  Complete(call->pending, call->sent_ns, now, code, call->status.error_message(), peer, &call->reply, false,
+  // The backend behind a channel is looked up now and then, not on every call:
+  // ClientContext::peer() allocates.
+  Peer& peer = peers_[call->channel];
+  if (peer.address.empty() || ++peer.calls % 1024 == 0) peer.address = call->context->peer();
+  Complete(call->pending, call->sent_ns, now, code, call->status.error_message(), peer.address, &call->reply, false,
            &reaper_stats_);
   call->reader.reset();
-  call->context.reset();
   call->reply.Clear();
   call->status = grpc::Status();
   absl::MutexLock lock(&pool_mu_);
+  call->in_flight = false;
+  call->context.reset();
   free_calls_.push_back(call);
 }
 

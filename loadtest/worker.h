@@ -48,8 +48,7 @@ struct WorkerConfig {
   bool poisson = false;
   bool streaming = false;
   bool validate = false;
-  bool count_peers = true;
-  double timeout_s = 30;
+  double timeout_s = 0;  // 0: no deadline
   uint64_t seed = 1;
   TraceWriter* trace = nullptr;  // --trace, or null
 };
@@ -67,6 +66,9 @@ class Worker {
   void RunPhase(PhaseContext* phase);
   // Closes the streams, drains the queue and joins the reaper.
   void Stop();
+  // Cancels every call and stream still outstanding (they complete as
+  // CANCELLED): the runner's way out when a phase does not drain.
+  void CancelOutstanding();
 
   ThreadStats* pacer_stats() { return &pacer_stats_; }
   ThreadStats* reaper_stats() { return &reaper_stats_; }
@@ -99,6 +101,11 @@ class Worker {
   std::vector<std::atomic<uint32_t>> variant_counters_;
   std::atomic<uint32_t> channel_counter_{0};
   std::vector<std::unique_ptr<StreamConn>> streams_;
+  struct Peer {
+    std::string address;  // ClientContext::peer() of a recent call on the channel
+    uint32_t calls = 0;
+  };
+  std::vector<Peer> peers_;                     // by channel; reaper only
   std::unique_ptr<TraceWriter::Buffer> trace_;  // written by the reaper only
 
   absl::Mutex pool_mu_;

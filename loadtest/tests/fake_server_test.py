@@ -344,6 +344,24 @@ def trace_and_compare():
     return with_server(["--latency", "200us"], body)
 
 
+def drain_timeout_and_deadline():
+    def body(s):
+        # The server stalls 20 s from 0.5 s on; the level ends at 2 s.
+        run = load(s, "--model", "fake", "--rate", "100", "--duration", "1.5s", "--warmup", "0s", "--drain-timeout",
+                   "1s")
+        m = run.level()["all"] if run.report else None
+        if m is None or run.seconds > 10 or m["failed"] < 90 or m["errors"][0]["code"] != "CANCELLED":
+            return "stalled requests were not cancelled after --drain-timeout (%.1fs): %s" % (run.seconds, run.describe())
+        if "cancelled" not in run.stdout:
+            return "no note says requests were cancelled"
+        run = load(s, "--model", "fake", "--rate", "100", "--duration", "1s", "--warmup", "0s", "--timeout", "200ms")
+        m = run.level()["all"]
+        if m["errors"][0]["code"] != "DEADLINE_EXCEEDED" or m["failed"] < 90:
+            return "--timeout 200ms during the stall: %s" % m["errors"]
+        return None
+    return with_server(["--latency", "200us", "--pause-at", "0.5s", "--pause-for", "20s"], body)
+
+
 CASES = [
     ("rate_sweep", rate_sweep),
     ("concurrency_sweep", concurrency_sweep),
@@ -358,6 +376,7 @@ CASES = [
     ("replicas", replicas),
     ("validate", validate),
     ("trace_and_compare", trace_and_compare),
+    ("drain_timeout_and_deadline", drain_timeout_and_deadline),
 ]
 
 
