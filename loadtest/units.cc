@@ -60,14 +60,14 @@ std::string FormatNs(double ns) {
 
 std::string FormatCount(double value) {
   const double a = std::abs(value);
-  if (a < 1e3) return absl::StrFormat(a < 10 && a != std::floor(a) ? "%.2f" : "%.0f", value);
+  if (a < 1e3) return a < 10 && a != std::floor(a) ? absl::StrFormat("%.2f", value) : absl::StrFormat("%.0f", value);
   if (a < 1e6) return absl::StrFormat("%.*fk", a < 1e4 ? 2 : a < 1e5 ? 1 : 0, value / 1e3);
   return absl::StrFormat("%.*fM", a < 1e7 ? 2 : a < 1e8 ? 1 : 0, value / 1e6);
 }
 
 std::string FormatPercent(double share) {
   const double p = share * 100;
-  return absl::StrFormat(p != 0 && std::abs(p) < 0.1 ? "%.3f%%" : "%.2f%%", p);
+  return p != 0 && std::abs(p) < 0.1 ? absl::StrFormat("%.3f%%", p) : absl::StrFormat("%.2f%%", p);
 }
 
 }  // namespace onyx::load
