@@ -362,6 +362,33 @@ def drain_timeout_and_deadline():
     return with_server(["--latency", "200us", "--pause-at", "0.5s", "--pause-for", "20s"], body)
 
 
+def budgets_overflow_poisson():
+    def body(s):
+        run = load(s, "--model", "fake", "--concurrency", "4", "--requests", "500", "--warmup", "0.2s")
+        m = run.level()["all"] if run.report else None
+        if m is None or run.rc != 0 or m["intended"] != 500 or m["ok"] != 500:
+            return "--requests 500: " + run.describe()
+        # 10 ms per request and one allowed in flight: about 100/s get through, the rest of 400/s drop.
+        run = load(s, "--model", "fake", "--rate", "400", "--duration", "2s", "--warmup", "0s", "--max-inflight", "1",
+                   "--overflow", "drop")
+        m = run.level()["all"]
+        if m["intended"] != 800 or not 500 <= m["dropped"] <= 780 or m["ok"] + m["dropped"] != 800 or \
+                abs(m["error_share"] - m["dropped"] / 800) > 1e-9:
+            return "--overflow drop: intended %d ok %d dropped %d error share %.3f" % (
+                m["intended"], m["ok"], m["dropped"], m["error_share"])
+        run = load(s, "--model", "fake", "--rate", "500", "--duration", "4s", "--warmup", "0s", "--arrival", "poisson",
+                   "--seed", "5")
+        n = run.level()["all"]["intended"]
+        if not 1800 <= n <= 2200:  # 2000 expected, sd 45
+            return "poisson: %d requests intended, want ~2000" % n
+        again = load(s, "--model", "fake", "--rate", "500", "--duration", "4s", "--warmup", "0s", "--arrival",
+                     "poisson", "--seed", "5").level()["all"]["intended"]
+        if again != n:
+            return "poisson with the same seed intended %d, then %d" % (n, again)
+        return None
+    return with_server(["--latency", "10ms"], body)
+
+
 CASES = [
     ("rate_sweep", rate_sweep),
     ("concurrency_sweep", concurrency_sweep),
@@ -377,6 +404,7 @@ CASES = [
     ("validate", validate),
     ("trace_and_compare", trace_and_compare),
     ("drain_timeout_and_deadline", drain_timeout_and_deadline),
+    ("budgets_overflow_poisson", budgets_overflow_poisson),
 ]
 
 
