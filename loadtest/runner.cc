@@ -256,7 +256,7 @@ void Runner::RunPhase(const Phase& phase) {
       if (tracks[i].started && !tracks[i].ended && !last && now >= ctx.level_end_ns[i]) end_level(i, now);
     }
     if (now >= next_tick) {
-      Tick(ctx, now);
+      Tick(ctx, now, false);
       next_tick += 1'000'000'000;
     }
     if (!phase.open_loop && now >= phase_end) ctx.sending = false;
@@ -288,7 +288,7 @@ void Runner::RunPhase(const Phase& phase) {
     if (!tracks[i].ended) end_level(i, done);
   }
   // What completed since the last tick becomes a last, shorter window.
-  Tick(ctx, done);
+  Tick(ctx, done, true);
 
   for (size_t i = 0; i < phase.levels.size(); ++i) {
     const LevelSpan& span = phase.levels[i];
@@ -319,9 +319,11 @@ void Runner::RunPhase(const Phase& phase) {
   }
 }
 
-void Runner::Tick(const PhaseContext& ctx, int64_t now) {
+void Runner::Tick(const PhaseContext& ctx, int64_t now, bool last) {
   collector_->Drain();
   WindowTotals& w = collector_->window();
+  // The phase's last, partial window is kept only when something happened in it.
+  if (last && w.dispatched == 0 && w.ok == 0 && w.failed == 0) return;
   WindowPoint p;
   p.t_s = (now - run_t0_ns_) / 1e9;
   const int64_t middle = now - std::min<int64_t>(500'000'000, (now - last_tick_ns_) / 2);
@@ -338,16 +340,17 @@ void Runner::Tick(const PhaseContext& ctx, int64_t now) {
   for (const auto& worker : workers_) p.inflight += worker->inflight();
   p.queued = gate_ ? gate_->queued() : 0;
   const double cpu = ProcessCpuSeconds();
-  p.cpu_share = now > last_tick_ns_ ? (cpu - last_tick_cpu_s_) / ((now - last_tick_ns_) / 1e9) : 0;
+  // Over a few milliseconds the CPU clock's granularity would dominate.
+  p.cpu_share = now - last_tick_ns_ > 50'000'000 ? (cpu - last_tick_cpu_s_) / ((now - last_tick_ns_) / 1e9) : 0;
   last_tick_cpu_s_ = cpu;
   last_tick_ns_ = now;
   p.rss_bytes = ProcessRssBytes();
   result_.windows.push_back(p);
-  if (!options_.quiet) PrintProgress(p, ctx);
+  if (!options_.quiet) PrintProgress(p, ctx, middle);
 }
 
-void Runner::PrintProgress(const WindowPoint& w, const PhaseContext& ctx) {
-  std::string level = "warm-up";
+void Runner::PrintProgress(const WindowPoint& w, const PhaseContext& ctx, int64_t middle_ns) {
+  std::string level = middle_ns < ctx.level_start_ns.front() ? "warm-up" : "draining";
   if (w.level >= 0) level = ctx.phase->levels[w.level - ctx.first_level].label;
   std::fprintf(stderr,
                "[%6.1fs] %-22s sent %7s ok %7s err %5lld inflight %5lld  p50 %8s  p99 %8s  max %8s  cpu %.0f%%\n",

@@ -44,9 +44,10 @@ class Runner {
   absl::Status Setup();
   // Runs one phase to the end (drained), appending its levels and windows.
   void RunPhase(const Phase& phase);
-  void Tick(const PhaseContext& ctx, int64_t now);
+  // Closes the window ending at `now`: drains every thread, records it, prints the progress line.
+  void Tick(const PhaseContext& ctx, int64_t now, bool last);
   void FindMax();
-  void PrintProgress(const WindowPoint& w, const PhaseContext& ctx);
+  void PrintProgress(const WindowPoint& w, const PhaseContext& ctx, int64_t middle_ns);
 
   const Options options_;
   std::unique_ptr<ChannelPool> pool_;

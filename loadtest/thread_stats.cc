@@ -87,6 +87,7 @@ void ThreadStats::RecordDispatch(int level, int model, int64_t lag_ns, bool drop
   ModelTotals& m = l.models[model];
   ++m.intended;
   if (dropped) ++m.dropped;
+  if (lag_ns < 0) return;  // closed loop: no schedule to be late for
   if (!l.lag) l.lag = std::make_unique<Histogram>();
   l.lag->Record(lag_ns);
   if (lag_ns > kLateNs) ++l.late;

@@ -70,8 +70,8 @@ class ThreadStats {
  public:
   explicit ThreadStats(int num_models) : num_models_(num_models) {}
 
-  // A scheduled send (open loop; closed loop with lag 0): counts it as
-  // intended, its lag, and whether it was dropped at --max-inflight.
+  // A scheduled send: counts it as intended, its lag (open loop; a closed
+  // loop passes -1: no schedule) and whether it was dropped.
   void RecordDispatch(int level, int model, int64_t lag_ns, bool dropped);
   // A request written to the wire within its level's measured span.
   void RecordSentInSpan(int level, int model);

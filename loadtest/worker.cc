@@ -103,9 +103,9 @@ void Worker::RunPhase(PhaseContext* phase) {
         phase->sending = false;
         break;
       }
-      pacer_stats_.RecordDispatch(p.level, p.model, 0, false);
+      pacer_stats_.RecordDispatch(p.level, p.model, -1, false);
       phase->outstanding.fetch_add(1);
-      Send(p, &pacer_stats_, now);
+      Send(p, &pacer_stats_);
     }
     return;
   }
@@ -133,11 +133,11 @@ void Worker::RunPhase(PhaseContext* phase) {
     pacer_stats_.RecordDispatch(p.level, p.model, now - intended, admission == Gate::kDropped);
     if (admission == Gate::kDropped) continue;
     phase->outstanding.fetch_add(1);
-    if (admission == Gate::kSend) Send(p, &pacer_stats_, now);
+    if (admission == Gate::kSend) Send(p, &pacer_stats_);
   }
 }
 
-void Worker::Send(const Pending& p, ThreadStats* stats, int64_t now_ns) {
+void Worker::Send(const Pending& p, ThreadStats* stats) {
   inflight_.fetch_add(1, std::memory_order_relaxed);
   const ModelWork& model = (*config_.models)[p.model];
   if (config_.streaming) {
@@ -163,7 +163,6 @@ void Worker::Send(const Pending& p, ThreadStats* stats, int64_t now_ns) {
   call->reader->Finish(&call->reply, &call->status, call);
   PhaseContext* phase = phase_.load(std::memory_order_acquire);
   if (phase->InSpan(p.level, call->sent_ns)) stats->RecordSentInSpan(p.level, p.model);
-  (void)now_ns;
 }
 
 UnaryCall* Worker::TakeCall() {
@@ -228,7 +227,7 @@ void Worker::Complete(const Pending& p, int64_t sent_ns, int64_t done_ns, int co
   // outstanding, so the runner never sees a drained phase that is not.
   if (config_.gate != nullptr) {
     Pending next;
-    if (config_.gate->Release(&next)) Send(next, stats, NowNs());
+    if (config_.gate->Release(&next)) Send(next, stats);
   } else if (!phase->phase->open_loop && phase->sending.load(std::memory_order_relaxed)) {
     const int64_t now = NowNs();
     Pending q{now, phase->LevelOf(now), PickModel(&reaper_rng_), 0};
@@ -239,9 +238,9 @@ void Worker::Complete(const Pending& p, int64_t sent_ns, int64_t done_ns, int co
       phase->sending = false;
     } else if (const double end = phase->phase->end_s();
                !std::isfinite(end) || now < phase->t0_ns + static_cast<int64_t>(end * 1e9)) {
-      stats->RecordDispatch(q.level, q.model, 0, false);
+      stats->RecordDispatch(q.level, q.model, -1, false);
       phase->outstanding.fetch_add(1);
-      Send(q, stats, now);
+      Send(q, stats);
     }
   }
   phase->outstanding.fetch_sub(1);

@@ -84,8 +84,7 @@ class Worker {
 
  private:
   void ReapLoop();
-  void Send(const Pending& p, ThreadStats* stats, int64_t now_ns);
-  void SendUnary(const Pending& p, ThreadStats* stats);
+  void Send(const Pending& p, ThreadStats* stats);
   int PickModel(std::mt19937_64* rng);
   int NextVariant(int model);
   std::string Validate(int model, int variant, grpc::ByteBuffer* reply, bool streamed);
