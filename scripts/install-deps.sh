@@ -14,6 +14,7 @@ packages=(
   clang-format-14  # tests/lint/format_check.sh: .clang-format is written for version 14
   clang libomp-dev  # scripts/check_thread_safety.sh: clang -Wthread-safety (with OpenMP headers)
   locales
+  chromium python3-pil  # loadtest/tests/html_report_test.py: opens onyx-load's HTML report headless, reads the screenshot
 )
 
 missing=()

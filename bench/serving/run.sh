@@ -10,10 +10,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 seconds=${2:-5}
 [ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja >/dev/null
-cmake --build "$build" -j2 --target onyxd onyx_serving_bench >/dev/null
+cmake --build "$build" -j2 --target onyxd onyx_serving_bench onyx-load >/dev/null
 models=$build/serving_models
 /usr/bin/python3 "$root/bench/serving/gen_models.py" "$models"
 echo "machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d)"
 /usr/bin/python3 "$root/bench/serving/run_matrix.py" --onyxd "$build/onyxd" \
-  --bench "$build/bench/onyx_serving_bench" --proto-dir "$root/proto" --repo "$models" \
+  --bench "$build/bench/onyx_serving_bench" --onyx-load "$build/onyx-load" --proto-dir "$root/proto" --repo "$models" \
   --seconds "$seconds" --json "$build/serving_results.json"

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs the serving benchmark matrix against one onyxd and prints Markdown tables.
 
-usage: run_matrix.py --onyxd BIN --bench BIN --proto-dir DIR --repo DIR
+usage: run_matrix.py --onyxd BIN --bench BIN --onyx-load BIN --proto-dir DIR --repo DIR
                      [--seconds S] [--models mlp,resnet] [--concurrency 1,8,64]
                      [--batched mlp:16,mlp:64] [--batched-concurrency 64] [--json FILE]
 
@@ -20,6 +20,10 @@ engine run, compute_output = reply), and /proc the CPU onyxd used (the
 client reports its own). Last, --rounds interleaved rounds of (empty call,
 served C=1, in-process batch 1) per model give the added latency as the
 median of the per-round differences. onyxd is stopped at the end; exits non-zero if any run failed.
+
+The served and empty-call loads are closed loops of onyx-load (loadtest/,
+--json; one client thread, as the in-process peers' threads are counted);
+onyx_serving_bench runs only the in-process engine.
 """
 
 import argparse
@@ -57,6 +61,35 @@ def bench(binary, *args):
                                                         res.returncode, res.stderr.strip(),
                                                         out.get("first_error", "")))
     return out
+
+
+def load(onyx_load, address, model, concurrency, batch, seconds, warmup):
+    """A closed loop of onyx-load (ServerLive when model is None), as the dict
+    the tables read: items and rows per second, mean/P50/P99/P99.9/max µs,
+    errors, and the client's CPU seconds over the run's wall time."""
+    with tempfile.TemporaryDirectory(prefix="onyx_bench_load_") as tmp:
+        path = os.path.join(tmp, "run.json")
+        what = ["--empty"] if model is None else ["--model", model, "--batch", batch]
+        cmd = [onyx_load, "--quiet", "--target", address, "--concurrency", concurrency, "--threads", 1,
+               "--duration", "%gs" % seconds, "--warmup", "%gs" % warmup, "--json", path] + what
+        start = time.monotonic()
+        res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=300)
+        wall = time.monotonic() - start
+        if res.returncode not in (0, 3) or not os.path.exists(path):  # 3: unstable, still numbers
+            raise RuntimeError("onyx-load %s failed (%d): %s" % (" ".join(map(str, cmd[1:])), res.returncode,
+                                                                res.stderr.strip() or res.stdout[-300:]))
+        with open(path) as f:
+            level = json.load(f)["levels"][0]
+    m = level["all"]
+    if m["failed"]:
+        raise RuntimeError("onyx-load: %d failed calls: %s" % (m["failed"], m["errors"]))
+    q = m["response"]["percentiles_ns"]
+    rows = 1 if model is None else batch
+    return {"concurrency": concurrency, "batch": batch, "items": m["ok"], "items_per_s": m["throughput"],
+            "rows_per_s": m["throughput"] * rows, "mean_us": m["response"]["mean_ns"] / 1e3,
+            "p50_us": q["p50"] / 1e3, "p99_us": q["p99"] / 1e3, "p999_us": q["p99.9"] / 1e3,
+            "max_us": m["response"]["max_ns"] / 1e3, "errors": m["failed"],
+            "process_cpu_s": level["cpu_share"] * wall, "wall_s": wall}
 
 
 def scrape_batch_rows(metrics_address, model):
@@ -113,7 +146,8 @@ def stats_delta_us(before, after):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onyxd", required=True)
-    ap.add_argument("--bench", required=True)
+    ap.add_argument("--bench", required=True, help="onyx_serving_bench (the in-process engine runs)")
+    ap.add_argument("--onyx-load", required=True, help="onyx-load (the served and empty-call loads)")
     ap.add_argument("--proto-dir", required=True)
     ap.add_argument("--repo", required=True)
     ap.add_argument("--seconds", type=float, default=5.0)
@@ -145,22 +179,22 @@ def run(args, tmp):
     channel = grpc.insecure_channel(address)
     stub = mods["grpc_service_pb2_grpc"].GRPCInferenceServiceStub(channel)
     secs = ["--seconds", args.seconds, "--warmup", 0.5]
+    L = lambda model, c, batch=1, seconds=args.seconds, warmup=0.5: load(args.onyx_load, address, model, c, batch,
+                                                                        seconds, warmup)
     results = {"cores": CORES, "seconds": args.seconds, "runs": []}
     try:
-        results["empty"] = bench(args.bench, "empty", "--address", address, "--concurrency", 1, *secs)
+        results["empty"] = L(None, 1)
         # The gRPC ceiling at saturation: empty calls from the same client at the
         # highest concurrency (no served request can complete faster).
         top = max(map(int, args.concurrency.split(",")))
-        results["empty_top"] = bench(args.bench, "empty", "--address", address, "--concurrency", top,
-                                     *secs)
+        results["empty_top"] = L(None, top)
         for model in args.models.split(","):
             path = os.path.join(args.repo, model, "1", "model.onnx")
             for c in map(int, args.concurrency.split(",")):
                 threads = min(c, CORES)
                 rows0, stats0 = scrape_batch_rows(metrics_address, model), model_stats(stub, pb, model)
                 cpu0 = proc_cpu_s(proc.pid)
-                served = bench(args.bench, "served", "--address", address, "--model", model,
-                               "--concurrency", c, "--batch", 1, *secs)
+                served = L(model, c)
                 server_cpu = proc_cpu_s(proc.pid) - cpu0
                 rows1, stats1 = scrape_batch_rows(metrics_address, model), model_stats(stub, pb, model)
                 mean_rows, modal, hist = formed_batches(rows0, rows1)
@@ -189,8 +223,7 @@ def run(args, tmp):
             threads = min(c, CORES)
             rows0, stats0 = scrape_batch_rows(metrics_address, model), model_stats(stub, pb, model)
             cpu0 = proc_cpu_s(proc.pid)
-            served = bench(args.bench, "served", "--address", address, "--model", model,
-                           "--concurrency", c, "--batch", batch, *secs)
+            served = L(model, c, batch)
             server_cpu = proc_cpu_s(proc.pid) - cpu0
             rows1, stats1 = scrape_batch_rows(metrics_address, model), model_stats(stub, pb, model)
             mean_rows, modal, hist = formed_batches(rows0, rows1)
@@ -209,14 +242,15 @@ def run(args, tmp):
         # Added latency is a difference of medians a few tens of µs apart, so
         # its three terms are measured in short interleaved rounds and the
         # median of the per-round differences is reported.
-        short = ["--seconds", max(1.0, args.seconds / 3), "--warmup", 0.3]
+        short_s = max(1.0, args.seconds / 3)
+        short = ["--seconds", short_s, "--warmup", 0.3]
         results["added"] = {}
         for model in args.models.split(","):
             path = os.path.join(args.repo, model, "1", "model.onnx")
             rounds = []
             for _ in range(args.rounds):
-                empty = bench(args.bench, "empty", "--address", address, *short)["p50_us"]
-                served = bench(args.bench, "served", "--address", address, "--model", model, *short)["p50_us"]
+                empty = L(None, 1, 1, short_s, 0.3)["p50_us"]
+                served = L(model, 1, 1, short_s, 0.3)["p50_us"]
                 engine = bench(args.bench, "engine", "--model-file", path, "--batch", 1, *short)["p50_us"]
                 rounds.append({"empty": empty, "served": served, "engine": engine,
                                "added": served - engine - empty})
