@@ -12,6 +12,16 @@ namespace schemas {
 
 void Register(onnx::OpSchema schema) { onnx::RegisterSchema(std::move(schema)); }
 
+onnx::TensorShapeProto* SameRankOutputShape(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasNInputShapes(ctx, 1)) return nullptr;
+  const int rank = ctx.getInputType(0)->tensor_type().shape().dim_size();
+  auto* out = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  out->clear_dim();
+  for (int i = 0; i < rank; ++i) out->add_dim();
+  return out;
+}
+
 std::vector<std::string> FloatTypes() {
   return {"tensor(float16)", "tensor(float)", "tensor(double)", "tensor(bfloat16)"};
 }

@@ -15,13 +15,10 @@ namespace {
 // `axes` is absent); the others keep their input dim. With neither known
 // before run time, only the rank.
 void InferResize18(onnx::InferenceContext& ctx) {
-  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-  if (!onnx::hasNInputShapes(ctx, 1)) return;
+  onnx::TensorShapeProto* out = SameRankOutputShape(ctx);
+  if (out == nullptr) return;
   const auto& in = ctx.getInputType(0)->tensor_type().shape();
   const int rank = in.dim_size();
-  auto* out = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
-  out->clear_dim();
-  for (int i = 0; i < rank; ++i) out->add_dim();
   std::vector<int64_t> axes;
   onnx::getRepeatedAttribute(ctx, "axes", axes);
   const bool all_axes = axes.empty();

@@ -20,13 +20,16 @@ void RegisterLlmSchemas();       // llm_schemas.cc: RMSNormalization, RotaryEmbe
 void RegisterSignalSchemas();    // signal_schemas.cc: DFT-20
 void RegisterStringSchemas();    // string_schemas.cc: StringConcat, StringSplit, RegexFullMatch-20
 void RegisterOptionalSchemas();  // optional_schemas.cc: OptionalHasElement, OptionalGetElement-18
-void RegisterReduceSchemas();    // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
 void RegisterContribSchemas();   // contrib_schemas.cc: com.microsoft opset 1 (ONNX Runtime's contrib ops)
-void RegisterReduceSchemas();    // reduce_schemas.cc: Reduce*-18, ReduceMax/Min-20
 void RegisterMlSchemas();        // ml_schemas.cc: ai.onnx.ml 4-5 (LabelEncoder-4, TreeEnsemble-5)
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);
+
+// Propagates input 0's element type to output 0 and, when input 0's shape
+// is known, gives output 0 that rank with unknown dims and returns it for the
+// caller to fill in; nullptr when input 0's shape is unknown.
+onnx::TensorShapeProto* SameRankOutputShape(onnx::InferenceContext& ctx);
 
 // Type lists as onnx spells them, for TypeConstraint.
 std::vector<std::string> FloatTypes();      // float16, float, double, bfloat16

@@ -109,13 +109,10 @@ onnx::OpSchema Split18() {
 // Pad-18/19: output dims from the input dims and constant pads (and axes);
 // rank only when they are computed at run time.
 void InferPad(onnx::InferenceContext& ctx) {
-  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-  if (!onnx::hasNInputShapes(ctx, 1)) return;
+  onnx::TensorShapeProto* out = SameRankOutputShape(ctx);
+  if (out == nullptr) return;
   const auto& in = ctx.getInputType(0)->tensor_type().shape();
   const int rank = in.dim_size();
-  auto* out = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
-  out->clear_dim();
-  for (int i = 0; i < rank; ++i) out->add_dim();
   const onnx::TensorProto* pads_data = ctx.getInputData(1);
   if (pads_data == nullptr) return;
   std::vector<int64_t> axes;

@@ -13,7 +13,6 @@
 // BuildAttentionMask lists, the 4-D Megatron form included; unidirectional
 // adds the causal mask. do_rotary and past_present_share_buffer are refused as
 // ONNX Runtime's CPU kernel refuses them.
-#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "common/kernel_scratch.h"
@@ -32,7 +31,7 @@ class Attention final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
     auto kernel = std::unique_ptr<Attention>(new Attention(info));
-    if (kernel->heads_ <= 0) return info.Error("num_heads must be positive");
+    if (kernel->attrs_.heads <= 0) return info.Error("num_heads must be positive");
     if (info.AttrOr<int64_t>("do_rotary", 0) != 0) {
       return info.Error(
           "do_rotary is not supported (ONNX Runtime's CPU kernel refuses it too: fuse the model "
@@ -44,11 +43,11 @@ class Attention final : public OpKernel {
     const std::vector<int64_t> sizes = info.AttrOr<std::vector<int64_t>>("qkv_hidden_sizes", {});
     if (!sizes.empty()) {
       if (sizes.size() != 3 || sizes[0] != sizes[1] || sizes[0] <= 0 || sizes[2] <= 0 ||
-          sizes[0] % kernel->heads_ != 0 || sizes[2] % kernel->heads_ != 0) {
+          sizes[0] % kernel->attrs_.heads != 0 || sizes[2] % kernel->attrs_.heads != 0) {
         return info.Error(
             absl::StrCat("qkv_hidden_sizes must be 3 positive sizes, the first two equal, each a "
                          "multiple of num_heads (",
-                         kernel->heads_, ")"));
+                         kernel->attrs_.heads, ")"));
       }
       kernel->hidden_ = sizes[0];
       kernel->v_hidden_ = sizes[2];
@@ -76,9 +75,9 @@ class Attention final : public OpKernel {
       if (columns % 3 != 0) return ctx.Error(absl::StrCat("weights have ", columns, " columns, not 3 * hidden"));
       hidden = v_hidden = columns / 3;
     }
-    if (2 * hidden + v_hidden != columns || hidden % heads_ != 0 || v_hidden % heads_ != 0) {
+    if (2 * hidden + v_hidden != columns || hidden % attrs_.heads != 0 || v_hidden % attrs_.heads != 0) {
       return ctx.Error(absl::StrCat("weights have ", columns, " columns; expected hidden + hidden + v_hidden = ",
-                                    2 * hidden + v_hidden, " with both multiples of num_heads ", heads_));
+                                    2 * hidden + v_hidden, " with both multiples of num_heads ", attrs_.heads));
     }
     const Tensor* bias = nullptr;
     if (ctx.Input(2) != nullptr) {
@@ -86,7 +85,7 @@ class Attention final : public OpKernel {
       RETURN_IF_ERROR(RequireVector(ctx, *bias, "bias", columns));
     }
     const int64_t batch = input->dims()[0], seq = input->dims()[1], rows = batch * seq;
-    const int64_t head = hidden / heads_, v_head = v_hidden / heads_;
+    const int64_t head = hidden / attrs_.heads, v_head = v_hidden / attrs_.heads;
 
     // [Q K V] rows.
     float* qkv = KernelScratch<float>(kScratchConvSource, rows * columns);
@@ -98,22 +97,15 @@ class Attention final : public OpKernel {
     int64_t past_len = 0;
     if (past != nullptr) {
       if (past->type() != DataType::kFloat || past->rank() != 5 || past->dims()[0] != 2 || past->dims()[1] != batch ||
-          past->dims()[2] != heads_ || past->dims()[4] != head) {
-        return ctx.Error(absl::StrCat("past must be float (2, ", batch, ", ", heads_, ", past_sequence, ", head,
+          past->dims()[2] != attrs_.heads || past->dims()[4] != head) {
+        return ctx.Error(absl::StrCat("past must be float (2, ", batch, ", ", attrs_.heads, ", past_sequence, ", head,
                                       "), received ", DimsToString(past->dims())));
       }
       if (v_hidden != hidden) return ctx.Error("with past, Q, K and V must have one hidden size");
       past_len = past->dims()[3];
     }
     const int64_t total = past_len + seq;
-    AttentionProblem p;
-    p.batch = batch;
-    p.heads = heads_;
-    p.q_len = seq;
-    p.kv_len = total;
-    p.qk_head = head;
-    p.v_head = v_head;
-    p.scale = scale_ != 0.f ? scale_ : 1.f / std::sqrt(static_cast<float>(head));
+    AttentionProblem p = attrs_.Problem(batch, seq, total, head, v_head);
     p.q = {qkv, {seq * columns, head, columns}};
     p.k = {qkv + hidden, {seq * columns, head, columns}};
     p.v = {qkv + 2 * hidden, {seq * columns, v_head, columns}};
@@ -121,7 +113,7 @@ class Attention final : public OpKernel {
     Tensor state;  // (2, B, N, T, H): present, or scratch when only past is given
     const bool want_present = ctx.OutputCount() > 1 && ctx.OutputRequested(1);
     if (past != nullptr || want_present) {
-      const Dims present_dims = {2, batch, heads_, total, head};
+      const Dims present_dims = {2, batch, attrs_.heads, total, head};
       if (want_present) {
         ASSIGN_OR_RETURN(Tensor* present, ctx.Output(1, present_dims, DataType::kFloat));
         state = *present;
@@ -129,30 +121,22 @@ class Attention final : public OpKernel {
         state = Tensor::Allocate(DataType::kFloat, present_dims);
       }
       float* k_state = state.mutable_data<float>();
-      float* v_state = k_state + batch * heads_ * total * head;
+      float* v_state = k_state + batch * attrs_.heads * total * head;
       const float* past_k = past ? past->data<float>() : nullptr;
-      const float* past_v = past ? past_k + batch * heads_ * past_len * head : nullptr;
-      ConcatHeads(past_k, p.k, batch, heads_, past_len, seq, head, k_state);
-      ConcatHeads(past_v, p.v, batch, heads_, past_len, seq, head, v_state);
-      p.k = {k_state, {heads_ * total * head, total * head, head}};
-      p.v = {v_state, {heads_ * total * head, total * head, head}};
+      const float* past_v = past ? past_k + batch * attrs_.heads * past_len * head : nullptr;
+      ConcatHeads(past_k, p.k, batch, attrs_.heads, past_len, seq, head, k_state);
+      ConcatHeads(past_v, p.v, batch, attrs_.heads, past_len, seq, head, v_state);
+      p.k = {k_state, {attrs_.heads * total * head, total * head, head}};
+      p.v = {v_state, {attrs_.heads * total * head, total * head, head}};
     }
     std::vector<float> mask;
-    RETURN_IF_ERROR(
-        SetMaskAndBias(ctx, 3, 5, unidirectional_, mask_filter_value_, past_len, /*allow_4d=*/true, p, mask));
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, {batch, seq, v_hidden}, DataType::kFloat));
-    p.out = y->mutable_data<float>();
-    p.out_strides = {seq * v_hidden, v_head, v_hidden};
-    absl::Status status = core_.Run(p);
-    return status.ok() ? status : ctx.Error(status.message());
+    RETURN_IF_ERROR(SetMaskAndBias(ctx, 3, 5, attrs_.unidirectional, attrs_.mask_filter_value, past_len,
+                                   /*allow_4d=*/true, p, mask));
+    return RunAttention(ctx, core_, -1, p);
   }
 
  private:
-  explicit Attention(const OpKernelInfo& info)
-      : heads_(info.AttrOr<int64_t>("num_heads", 0)),
-        unidirectional_(info.AttrOr<int64_t>("unidirectional", 0) != 0),
-        mask_filter_value_(info.AttrOr<float>("mask_filter_value", -10000.f)),
-        scale_(info.AttrOr<float>("scale", 0.f)) {}
+  explicit Attention(const OpKernelInfo& info) : attrs_(info) {}
 
   // qkv[rows, columns] = input x weights + bias.
   absl::Status Project(OpKernelContext& ctx, const Tensor& input, const Tensor& weights, const Tensor* bias,
@@ -170,10 +154,7 @@ class Attention final : public OpKernel {
                  bias != nullptr ? 1.f : 0.f, qkv, columns);
   }
 
-  int64_t heads_;
-  bool unidirectional_;
-  float mask_filter_value_;
-  float scale_;
+  AttentionAttributes attrs_;
   int64_t hidden_ = 0, v_hidden_ = 0;  // from qkv_hidden_sizes; 0: a third of the weights' columns each
   std::unique_ptr<DnnlMatMul> projection_;
   AttentionCore core_;

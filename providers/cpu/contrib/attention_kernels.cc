@@ -1,11 +1,45 @@
 #include "providers/cpu/contrib/attention_kernels.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "common/parallel_for.h"
+#include "onyx/status_macros.h"
 
 namespace onyx {
+
+AttentionAttributes::AttentionAttributes(const OpKernelInfo& info)
+    : heads(info.AttrOr<int64_t>("num_heads", 0)),
+      unidirectional(info.AttrOr<int64_t>("unidirectional", 0) != 0),
+      mask_filter_value(info.AttrOr<float>("mask_filter_value", -10000.f)),
+      scale(info.AttrOr<float>("scale", 0.f)) {}
+
+AttentionProblem AttentionAttributes::Problem(int64_t batch, int64_t q_len, int64_t kv_len, int64_t qk_head,
+                                              int64_t v_head) const {
+  AttentionProblem p;
+  p.batch = batch;
+  p.heads = heads;
+  p.q_len = q_len;
+  p.kv_len = kv_len;
+  p.qk_head = qk_head;
+  p.v_head = v_head;
+  p.scale = scale != 0.f ? scale : 1.f / std::sqrt(static_cast<float>(qk_head));
+  return p;
+}
+
+absl::Status RunAttention(OpKernelContext& ctx, const AttentionCore& core, int scores_output, AttentionProblem& p) {
+  const int64_t v_hidden = p.heads * p.v_head;
+  ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, {p.batch, p.q_len, v_hidden}, DataType::kFloat));
+  p.out = y->mutable_data<float>();
+  p.out_strides = {p.q_len * v_hidden, p.v_head, v_hidden};
+  if (scores_output >= 0 && ctx.OutputCount() > scores_output && ctx.OutputRequested(scores_output)) {
+    ASSIGN_OR_RETURN(Tensor* scores, ctx.Output(scores_output, {p.batch, p.heads, p.q_len, p.kv_len}, DataType::kFloat));
+    p.scores_out = scores->mutable_data<float>();
+  }
+  absl::Status status = core.Run(p);
+  return status.ok() ? status : ctx.Error(status.message());
+}
 
 void ConcatHeads(const float* past, const HeadView& src, int64_t batch, int64_t heads, int64_t past_len, int64_t len,
                  int64_t head, float* dst) {

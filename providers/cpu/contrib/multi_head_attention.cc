@@ -11,7 +11,6 @@
 //
 // As on ONNX Runtime's CPU, packed QKV (a 5-D query) and packed KV (a 5-D
 // key) are refused.
-#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "common/parallel_for.h"
@@ -44,7 +43,7 @@ class MultiHeadAttention final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
     auto kernel = std::unique_ptr<MultiHeadAttention>(new MultiHeadAttention(info));
-    if (kernel->heads_ <= 0) return info.Error("num_heads must be positive");
+    if (kernel->attrs_.heads <= 0) return info.Error("num_heads must be positive");
     return std::unique_ptr<OpKernel>(std::move(kernel));
   }
 
@@ -59,31 +58,31 @@ class MultiHeadAttention final : public OpKernel {
     ASSIGN_OR_RETURN(const Tensor* key, FloatInput(ctx, 1, "key"));
     ASSIGN_OR_RETURN(const Tensor* value, FloatInput(ctx, 2, "value"));
     const int64_t batch = query->dims()[0], seq = query->dims()[1], hidden = query->dims()[2];
-    if (hidden % heads_ != 0)
-      return ctx.Error(absl::StrCat("query's hidden size ", hidden, " is not a multiple of num_heads ", heads_));
-    const int64_t head = hidden / heads_;
+    if (hidden % attrs_.heads != 0)
+      return ctx.Error(absl::StrCat("query's hidden size ", hidden, " is not a multiple of num_heads ", attrs_.heads));
+    const int64_t head = hidden / attrs_.heads;
     const bool per_head = key->rank() == 4;  // key and value already (B, N, L, H)
     int64_t kv_len, v_head;
     if (per_head) {
-      if (key->dims() != Dims{batch, heads_, key->dims()[2], head} || value->rank() != 4 || value->dims()[0] != batch ||
-          value->dims()[1] != heads_ || value->dims()[2] != key->dims()[2]) {
-        return ctx.Error(absl::StrCat("per-head key and value must be (", batch, ", ", heads_, ", L, ", head, ") and (",
-                                      batch, ", ", heads_, ", L, H_v); received ", DimsToString(key->dims()), " and ",
-                                      DimsToString(value->dims())));
+      if (key->dims() != Dims{batch, attrs_.heads, key->dims()[2], head} || value->rank() != 4 ||
+          value->dims()[0] != batch || value->dims()[1] != attrs_.heads || value->dims()[2] != key->dims()[2]) {
+        return ctx.Error(absl::StrCat("per-head key and value must be (", batch, ", ", attrs_.heads, ", L, ", head,
+                                      ") and (", batch, ", ", attrs_.heads, ", L, H_v); received ",
+                                      DimsToString(key->dims()), " and ", DimsToString(value->dims())));
       }
       kv_len = key->dims()[2];
       v_head = value->dims()[3];
     } else {
       if (key->rank() != 3 || key->dims() != Dims{batch, key->dims()[1], hidden} || value->rank() != 3 ||
-          value->dims()[0] != batch || value->dims()[1] != key->dims()[1] || value->dims()[2] % heads_ != 0) {
+          value->dims()[0] != batch || value->dims()[1] != key->dims()[1] || value->dims()[2] % attrs_.heads != 0) {
         return ctx.Error(absl::StrCat("key and value must be (", batch, ", L, ", hidden, ") and (", batch,
                                       ", L, v_hidden) with v_hidden a multiple of num_heads; received ",
                                       DimsToString(key->dims()), " and ", DimsToString(value->dims())));
       }
       kv_len = key->dims()[1];
-      v_head = value->dims()[2] / heads_;
+      v_head = value->dims()[2] / attrs_.heads;
     }
-    const int64_t v_hidden = v_head * heads_;
+    const int64_t v_hidden = v_head * attrs_.heads;
     const Tensor* bias = nullptr;
     if (ctx.Input(3) != nullptr) {
       ASSIGN_OR_RETURN(bias, FloatInput(ctx, 3, "bias"));
@@ -102,26 +101,19 @@ class MultiHeadAttention final : public OpKernel {
       if (per_head) return ctx.Error("past_key and past_value cannot be combined with per-head key and value");
       past_len = past_k->rank() == 4 ? past_k->dims()[2] : -1;
       if (past_k->type() != DataType::kFloat || past_v->type() != DataType::kFloat ||
-          past_k->dims() != Dims{batch, heads_, past_len, head} ||
-          past_v->dims() != Dims{batch, heads_, past_len, v_head}) {
-        return ctx.Error(absl::StrCat("past_key and past_value must be float (", batch, ", ", heads_, ", P, ", head,
-                                      ") and (", batch, ", ", heads_, ", P, ", v_head, "), received ",
+          past_k->dims() != Dims{batch, attrs_.heads, past_len, head} ||
+          past_v->dims() != Dims{batch, attrs_.heads, past_len, v_head}) {
+        return ctx.Error(absl::StrCat("past_key and past_value must be float (", batch, ", ", attrs_.heads, ", P, ",
+                                      head, ") and (", batch, ", ", attrs_.heads, ", P, ", v_head, "), received ",
                                       DimsToString(past_k->dims()), " and ", DimsToString(past_v->dims())));
       }
     }
     const int64_t total = past_len + kv_len;
-    AttentionProblem p;
-    p.batch = batch;
-    p.heads = heads_;
-    p.q_len = seq;
-    p.kv_len = total;
-    p.qk_head = head;
-    p.v_head = v_head;
-    p.scale = scale_ != 0.f ? scale_ : 1.f / std::sqrt(static_cast<float>(head));
+    AttentionProblem p = attrs_.Problem(batch, seq, total, head, v_head);
     p.q = {q.data<float>(), {seq * hidden, head, hidden}};
     if (per_head) {
-      p.k = {k.data<float>(), {heads_ * kv_len * head, kv_len * head, head}};
-      p.v = {v.data<float>(), {heads_ * kv_len * v_head, kv_len * v_head, v_head}};
+      p.k = {k.data<float>(), {attrs_.heads * kv_len * head, kv_len * head, head}};
+      p.v = {v.data<float>(), {attrs_.heads * kv_len * v_head, kv_len * v_head, v_head}};
     } else {
       p.k = {k.data<float>(), {kv_len * hidden, head, hidden}};
       p.v = {v.data<float>(), {kv_len * v_hidden, v_head, v_hidden}};
@@ -132,35 +124,23 @@ class MultiHeadAttention final : public OpKernel {
     const bool want_v = ctx.OutputCount() > 2 && ctx.OutputRequested(2);
     Tensor k_state, v_state;
     if (past_k != nullptr || want_k || want_v) {
-      RETURN_IF_ERROR(State(ctx, 1, want_k, {batch, heads_, total, head}, k_state));
-      RETURN_IF_ERROR(State(ctx, 2, want_v, {batch, heads_, total, v_head}, v_state));
-      ConcatHeads(past_k ? past_k->data<float>() : nullptr, p.k, batch, heads_, past_len, kv_len, head,
+      RETURN_IF_ERROR(State(ctx, 1, want_k, {batch, attrs_.heads, total, head}, k_state));
+      RETURN_IF_ERROR(State(ctx, 2, want_v, {batch, attrs_.heads, total, v_head}, v_state));
+      ConcatHeads(past_k ? past_k->data<float>() : nullptr, p.k, batch, attrs_.heads, past_len, kv_len, head,
                   k_state.mutable_data<float>());
-      ConcatHeads(past_v ? past_v->data<float>() : nullptr, p.v, batch, heads_, past_len, kv_len, v_head,
+      ConcatHeads(past_v ? past_v->data<float>() : nullptr, p.v, batch, attrs_.heads, past_len, kv_len, v_head,
                   v_state.mutable_data<float>());
-      p.k = {k_state.data<float>(), {heads_ * total * head, total * head, head}};
-      p.v = {v_state.data<float>(), {heads_ * total * v_head, total * v_head, v_head}};
+      p.k = {k_state.data<float>(), {attrs_.heads * total * head, total * head, head}};
+      p.v = {v_state.data<float>(), {attrs_.heads * total * v_head, total * v_head, v_head}};
     }
     std::vector<float> mask;
-    RETURN_IF_ERROR(
-        SetMaskAndBias(ctx, 4, 5, unidirectional_, mask_filter_value_, past_len, /*allow_4d=*/false, p, mask));
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, {batch, seq, v_hidden}, DataType::kFloat));
-    p.out = y->mutable_data<float>();
-    p.out_strides = {seq * v_hidden, v_head, v_hidden};
-    if (ctx.OutputCount() > 3 && ctx.OutputRequested(3)) {
-      ASSIGN_OR_RETURN(Tensor* qk, ctx.Output(3, {batch, heads_, seq, total}, DataType::kFloat));
-      p.scores_out = qk->mutable_data<float>();
-    }
-    absl::Status status = core_.Run(p);
-    return status.ok() ? status : ctx.Error(status.message());
+    RETURN_IF_ERROR(SetMaskAndBias(ctx, 4, 5, attrs_.unidirectional, attrs_.mask_filter_value, past_len,
+                                   /*allow_4d=*/false, p, mask));
+    return RunAttention(ctx, core_, 3, p);
   }
 
  private:
-  explicit MultiHeadAttention(const OpKernelInfo& info)
-      : heads_(info.AttrOr<int64_t>("num_heads", 0)),
-        unidirectional_(info.AttrOr<int64_t>("unidirectional", 0) != 0),
-        mask_filter_value_(info.AttrOr<float>("mask_filter_value", -10000.f)),
-        scale_(info.AttrOr<float>("scale", 0.f)) {}
+  explicit MultiHeadAttention(const OpKernelInfo& info) : attrs_(info) {}
 
   // Output `index` when requested, else a scratch tensor of the same shape.
   static absl::Status State(OpKernelContext& ctx, int index, bool requested, const Dims& dims, Tensor& out) {
@@ -173,10 +153,7 @@ class MultiHeadAttention final : public OpKernel {
     return absl::OkStatus();
   }
 
-  int64_t heads_;
-  bool unidirectional_;
-  float mask_filter_value_;
-  float scale_;
+  AttentionAttributes attrs_;
   AttentionCore core_;
 };
 

@@ -97,12 +97,14 @@ void MulticlassProbability(int64_t k, const std::vector<float>& r, float* p) {
   }
 }
 
-// Rows and features of X, which must have `features` columns.
-absl::Status CheckFeatures(const OpKernelContext& ctx, const Tensor& x, int64_t features, int64_t* rows) {
+// Input X as float rows of `features` columns; sets *rows.
+absl::StatusOr<std::vector<float>> FeatureRows(const OpKernelContext& ctx, int64_t features, int64_t* rows) {
+  const Tensor* x = ctx.Input(0);
+  if (x == nullptr) return ctx.Error("input X is missing");
   int64_t cols = 0;
-  RETURN_IF_ERROR(RowsAndColumns(ctx, x, rows, &cols));
+  RETURN_IF_ERROR(RowsAndColumns(ctx, *x, rows, &cols));
   if (cols != features) return ctx.Error(absl::StrCat("input has ", cols, " features, the model ", features));
-  return absl::OkStatus();
+  return ToFloats(*x);
 }
 
 class SvmClassifier final : public OpKernel {
@@ -147,11 +149,8 @@ class SvmClassifier final : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
-    const Tensor* x = ctx.Input(0);
-    if (x == nullptr) return ctx.Error("input X is missing");
     int64_t rows = 0;
-    RETURN_IF_ERROR(CheckFeatures(ctx, *x, features_, &rows));
-    const std::vector<float> in = ToFloats(*x);
+    ASSIGN_OR_RETURN(const std::vector<float> in, FeatureRows(ctx, features_, &rows));
     const bool svc = vector_count_ > 0;
     const bool proba = svc && !prob_a_.empty();
     const int64_t pairs = classes_ * (classes_ - 1) / 2;
@@ -284,11 +283,8 @@ class SvmRegressor final : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
-    const Tensor* x = ctx.Input(0);
-    if (x == nullptr) return ctx.Error("input X is missing");
     int64_t rows = 0;
-    RETURN_IF_ERROR(CheckFeatures(ctx, *x, features_, &rows));
-    const std::vector<float> in = ToFloats(*x);
+    ASSIGN_OR_RETURN(const std::vector<float> in, FeatureRows(ctx, features_, &rows));
     ASSIGN_OR_RETURN(Tensor * y, ctx.Output(0, {rows, 1}, DataType::kFloat));
     for (int64_t n = 0; n < rows; ++n) {
       const float* row = in.data() + n * features_;

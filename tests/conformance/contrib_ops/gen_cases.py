@@ -9,7 +9,7 @@ or more cases per operator: attributes, broadcasting, masks and odd sizes. The
 expected outputs are not computed here: record_ort.js runs every case through
 ONNX Runtime and writes output_N.pb; --set-output-shapes then declares the
 recorded output shapes in each model (the ONNX checker requires graph outputs
-to have a shape). regenerate.sh runs all three.
+to have a shape). ../regenerate_ort_cases.sh runs all three.
 
 Where ONNX Runtime's CPU provider has no kernel for a form (BiasAdd; the 4-D
 Megatron attention mask), the case also holds reference.onnx, an equivalent

@@ -10,7 +10,7 @@ opsets 18-23 (several per operator where it has attributes, broadcasting or
 edge cases), and a few older operators imported at opset 22/23. The expected
 outputs are not computed here: record_ort.js runs every case through ONNX
 Runtime and writes output_N.pb; the second form then declares the recorded
-output shapes in each model. regenerate.sh runs the three steps (see
+output shapes in each model. ../regenerate_ort_cases.sh runs the three steps (see
 ../README.md).
 
 onnx 1.12 knows schemas only up to opset 17, so models are built with
