@@ -41,13 +41,13 @@ void ExecutionFrame::SetValue(int slot, Value value) {
 }
 
 absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims,
-                                                       BFCArena* device_arena) {
+                                                       BFCArena* device_arena, bool zero_fill) {
   if (device_arena != nullptr && type != DataType::kString) {
     const size_t bytes = static_cast<size_t>(NumElements(dims)) * ElementSize(type);
     auto chunk = device_arena->Allocate(bytes);
     if (!chunk.ok()) return chunk.status();
     void* data = *chunk;
-    if (bytes > 0) std::memset(data, 0, bytes);
+    if (bytes > 0 && zero_fill) std::memset(data, 0, bytes);
     values_[slot] = Value(Tensor::FromBuffer(type, dims, data, device_arena->OwnChunk(data)));
     return &values_[slot].mutable_tensor();
   }
@@ -56,7 +56,7 @@ absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, 
     if (it != bound_.end() && it->second.type() == type && it->second.dims() == Dims(dims.begin(), dims.end())) {
       values_[slot] = Value(it->second);
       Tensor& t = values_[slot].mutable_tensor();
-      if (type != DataType::kString && t.byte_size() > 0) std::memset(t.mutable_raw(), 0, t.byte_size());
+      if (zero_fill && type != DataType::kString && t.byte_size() > 0) std::memset(t.mutable_raw(), 0, t.byte_size());
       return &t;
     }
   }
@@ -83,7 +83,7 @@ absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, 
     owner = arena->OwnChunk(data);
   }
   const bool in_place = owner == block_ && block_ != nullptr && memory_.pattern->inplace_slots.count(slot);
-  if (bytes > 0 && !in_place) std::memset(data, 0, bytes);
+  if (bytes > 0 && !in_place && zero_fill) std::memset(data, 0, bytes);
   values_[slot] = Value(Tensor::FromBuffer(type, dims, data, std::move(owner)));
   if (memory_.learn) {
     const char* begin = static_cast<const char*>(data);
@@ -136,7 +136,8 @@ std::shared_ptr<const LearnedPattern> ExecutionFrame::Learn() const {
       if (recorded_.at(in).bytes != recorded_.at(out).bytes || last[in] != pos || last[out] == kNever) continue;
       if (root_of.count(out)) continue;
       bool input_used_twice = false;
-      for (size_t k = 0; k < node.inputs.size(); ++k) input_used_twice |= (k != static_cast<size_t>(i) && node.inputs[k] == in);
+      for (size_t k = 0; k < node.inputs.size(); ++k)
+        input_used_twice |= (k != static_cast<size_t>(i) && node.inputs[k] == in);
       if (input_used_twice) continue;
       root_of[out] = in;
     }

@@ -51,10 +51,11 @@ class ExecutionFrame {
   // when it allocates an output of the same type and shape.
   void BindOutput(int slot, const Tensor& tensor) { bound_[slot] = tensor; }
 
-  // Allocates a zero-filled tensor for `slot`, replacing any previous value.
+  // Allocates a tensor for `slot`, replacing any previous value; zero-filled
+  // unless `zero_fill` is false (the kernel writes every element).
   // `device_arena` (a non-host provider's memory) bypasses patterns and bindings.
   absl::StatusOr<Tensor*> AllocateTensor(int slot, DataType type, absl::Span<const int64_t> dims,
-                                         BFCArena* device_arena = nullptr);
+                                         BFCArena* device_arena = nullptr, bool zero_fill = true);
   void Release(int slot) { values_[slot] = Value(); }
   // Drops every value except graph outputs, and the run's pattern block.
   void ReleaseAll();

@@ -11,7 +11,8 @@ const Value* FrameKernelContext::InputValue(int i) const {
   return &frame_.value(node_.inputs[i]);
 }
 
-absl::StatusOr<Tensor*> FrameKernelContext::Output(int i, absl::Span<const int64_t> dims, DataType type) {
+absl::StatusOr<Tensor*> FrameKernelContext::AllocateOutput(int i, absl::Span<const int64_t> dims, DataType type,
+                                                           bool zero_fill) {
   if (!OutputRequested(i)) {
     // An omitted optional output: give the kernel scratch it may write into.
     scratch_.push_back(Value(Tensor::Allocate(type, dims)));
@@ -20,7 +21,7 @@ absl::StatusOr<Tensor*> FrameKernelContext::Output(int i, absl::Span<const int64
   for (int64_t d : dims) {
     if (d < 0) return Error(absl::StrCat("output ", i, " has negative dimension in ", DimsToString(dims)));
   }
-  return frame_.AllocateTensor(node_.outputs[i], type, dims, node_.arena);
+  return frame_.AllocateTensor(node_.outputs[i], type, dims, node_.arena, zero_fill);
 }
 
 void FrameKernelContext::SetOutput(int i, Value value) {

@@ -19,12 +19,14 @@ class FrameKernelContext final : public OpKernelContext {
   const Value* InputValue(int i) const override;
   int OutputCount() const override { return static_cast<int>(node_.outputs.size()); }
   bool OutputRequested(int i) const override { return i >= 0 && i < OutputCount() && node_.outputs[i] >= 0; }
-  absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type) override;
   void SetOutput(int i, Value value) override;
   Tensor* OutputTensor(int i) override;
   const Node& node() const override { return *node_.node; }
   absl::Status RunSubgraph(const ExecutionPlan& plan, const std::vector<Value>& inputs,
                            std::vector<Value>* outputs) override;
+
+ protected:
+  absl::StatusOr<Tensor*> AllocateOutput(int i, absl::Span<const int64_t> dims, DataType type, bool zero_fill) override;
 
  private:
   ExecutionFrame& frame_;

@@ -5,8 +5,8 @@
 
 #include <list>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,8 +35,8 @@ class PatternCache {
   const size_t capacity_;
   mutable absl::Mutex mu_;
   std::list<std::string> recency_ ABSL_GUARDED_BY(mu_);  // most recent first
-  std::map<std::string, std::pair<std::shared_ptr<const LearnedPattern>, std::list<std::string>::iterator>>
-      entries_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::pair<std::shared_ptr<const LearnedPattern>, std::list<std::string>::iterator>> entries_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace onyx

@@ -15,7 +15,7 @@
 namespace onyx {
 
 struct ProfileEvent {
-  std::string name;      // node label (the model's label for a whole run)
+  std::string name;                 // node label (the model's label for a whole run)
   std::string category = "kernel";  // "kernel" per node, "run" per session run
   std::string op_type;
   std::string provider;

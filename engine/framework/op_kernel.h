@@ -111,7 +111,14 @@ class OpKernelContext {
   // Allocates output i (row-major, zero-filled). RESOURCE_EXHAUSTED when the
   // arena's cap is reached; INVALID_ARGUMENT for a negative dimension. An
   // omitted optional output gets scratch memory the kernel may write into.
-  virtual absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type) = 0;
+  absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type) {
+    return AllocateOutput(i, dims, type, /*zero_fill=*/true);
+  }
+  // As Output, with the contents left as they are: only for kernels that
+  // write every element of the output, which then skip a pass over memory.
+  absl::StatusOr<Tensor*> OutputForOverwrite(int i, absl::Span<const int64_t> dims, DataType type) {
+    return AllocateOutput(i, dims, type, /*zero_fill=*/false);
+  }
   // Sets output i to an existing value (sequences, views sharing input memory).
   virtual void SetOutput(int i, Value value) = 0;
   // Output i as already set or allocated by this node (nullptr if not yet).
@@ -125,6 +132,11 @@ class OpKernelContext {
   // from this run; fills `outputs` in graph output order.
   virtual absl::Status RunSubgraph(const ExecutionPlan& plan, const std::vector<Value>& inputs,
                                    std::vector<Value>* outputs) = 0;
+
+ protected:
+  // Output and OutputForOverwrite.
+  virtual absl::StatusOr<Tensor*> AllocateOutput(int i, absl::Span<const int64_t> dims, DataType type,
+                                                 bool zero_fill) = 0;
 };
 
 class OpKernel {

@@ -32,7 +32,7 @@ class FusedConv final : public OpKernel {
       const Tensor& x = *ctx.Input(0);
       auto out_dims = dnnl_->OutputDims(x.dims());
       if (!out_dims.ok()) return ctx.Error(out_dims.status().message());
-      ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, *out_dims, DataType::kFloat));
+      ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, *out_dims, DataType::kFloat));
       absl::Status status = dnnl_->Run(x, ctx.Input(3), *y);
       return status.ok() ? status : ctx.Error(status.message());
     }

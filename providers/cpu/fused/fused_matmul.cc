@@ -51,7 +51,7 @@ class FusedMatMul final : public OpKernel {
         k == 0 ? NumElements(absl::MakeConstSpan(a.dims()).subspan(0, a.rank() - 1)) : a.num_elements() / k;
     Dims out_dims = a.dims();
     out_dims.back() = n;
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, DataType::kFloat));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, out_dims, DataType::kFloat));
     float* py = y->mutable_data<float>();
     if (dnnl_ != nullptr && k > 0) {
       absl::Status status = dnnl_->Run(a.data<float>(), rows, py);

@@ -90,10 +90,25 @@ void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, Op op) {
   }
   auto as = BroadcastStrides(a.dims(), out.dims());
   auto bs = BroadcastStrides(b.dims(), out.dims());
+  // The unit- and zero-step rows (a channels-last tensor times a per-channel
+  // vector, or the reverse) get loops of their own so that they vectorise.
   ForEachBroadcastRow(out.dims(), as, bs,
                       [&](int64_t o, int64_t ao, int64_t bo, int64_t inner, int64_t astep, int64_t bstep) {
-                        for (int64_t i = 0; i < inner; ++i) po[o + i] = op(pa[ao + i * astep], pb[bo + i * bstep]);
-                      });
+    Out* y = po + o;
+    const In* x = pa + ao;
+    const In2* z = pb + bo;
+    if (astep == 1 && bstep == 1) {
+      for (int64_t i = 0; i < inner; ++i) y[i] = op(x[i], z[i]);
+    } else if (astep == 1 && bstep == 0) {
+      const In2 s = z[0];
+      for (int64_t i = 0; i < inner; ++i) y[i] = op(x[i], s);
+    } else if (astep == 0 && bstep == 1) {
+      const In s = x[0];
+      for (int64_t i = 0; i < inner; ++i) y[i] = op(s, z[i]);
+    } else {
+      for (int64_t i = 0; i < inner; ++i) y[i] = op(x[i * astep], z[i * bstep]);
+    }
+  });
 }
 
 }  // namespace onyx

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <cstdint>
 
-#include "onyx/status_macros.h"
 #include "framework/op_kernel.h"
-#include "providers/cpu/math/math_kernels.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/math/broadcast.h"
 #include "providers/cpu/math/element_util.h"
+#include "providers/cpu/math/math_kernels.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace onyx {
@@ -52,8 +52,8 @@ absl::StatusOr<Tensor> AlignLegacyOperand(const OpKernelContext& ctx, const Tens
   std::vector<int64_t> dims(a.rank(), 1);
   for (int64_t i = 0; i < b.rank(); ++i) {
     if (b.dims()[i] != 1 && b.dims()[i] != a.dims()[axis + i]) {
-      return ctx.Error(absl::StrCat("B ", DimsToString(b.dims()), " at axis ", axis, " does not match A ",
-                                    DimsToString(a.dims())));
+      return ctx.Error(
+          absl::StrCat("B ", DimsToString(b.dims()), " at axis ", axis, " does not match A ", DimsToString(a.dims())));
     }
     dims[axis + i] = b.dims()[i];
   }
@@ -76,8 +76,8 @@ class BinaryArith final : public OpKernel {
       ASSIGN_OR_RETURN(a, RequireInput(ctx, 0, "A"));
       ASSIGN_OR_RETURN(const Tensor* b_in, RequireInput(ctx, 1, "B"));
       if (a->type() != b_in->type()) {
-        return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(a->type()), " vs ",
-                                      DataTypeName(b_in->type())));
+        return ctx.Error(
+            absl::StrCat("input types differ: ", DataTypeName(a->type()), " vs ", DataTypeName(b_in->type())));
       }
       ASSIGN_OR_RETURN(aligned, AlignLegacyOperand(ctx, *a, *b_in, legacy_axis_));
       b = &aligned;
@@ -88,14 +88,13 @@ class BinaryArith final : public OpKernel {
       b = operands.b;
       out_dims = std::move(operands.dims);
     }
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, a->type()));
-    return DispatchTypes<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
-                         uint64_t, Half, BFloat16>(a->type(), [&](auto tag) {
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, out_dims, a->type()));
+    return DispatchTypes<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, Half,
+                         BFloat16>(a->type(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, Half>) {
-        BroadcastBinary<uint16_t, uint16_t>(*a, *b, *y, [](uint16_t x, uint16_t z) {
-          return FloatToHalf(Apply<op>(HalfToFloat(x), HalfToFloat(z)));
-        });
+        BroadcastBinary<uint16_t, uint16_t>(
+            *a, *b, *y, [](uint16_t x, uint16_t z) { return FloatToHalf(Apply<op>(HalfToFloat(x), HalfToFloat(z))); });
       } else if constexpr (std::is_same_v<T, BFloat16>) {
         BroadcastBinary<uint16_t, uint16_t>(*a, *b, *y, [](uint16_t x, uint16_t z) {
           return FloatToBFloat16(Apply<op>(BFloat16ToFloat(x), BFloat16ToFloat(z)));

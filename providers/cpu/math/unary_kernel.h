@@ -34,7 +34,7 @@ class UnaryKernel final : public OpKernel {
 
   absl::Status Compute(OpKernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Tensor* x, RequireInput(ctx, 0, "X"));
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, x->dims(), x->type()));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, x->dims(), x->type()));
     if (IsHalfLike(x->type())) {
       Tensor xf = UpcastToFloat(*x);
       Tensor yf = Tensor::Allocate(DataType::kFloat, x->dims());

@@ -64,7 +64,7 @@ class NhwcPool final : public OpKernel {
     auto geometry = ResolveGeometry(attrs_, {d[1], d[2]}, attrs_.kernel_shape);
     if (!geometry.ok()) return ctx.Error(geometry.status().message());
     const SpatialGeometry& g = *geometry;
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, {d[0], g.out[0], g.out[1], d[3]}, DataType::kFloat));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, {d[0], g.out[0], g.out[1], d[3]}, DataType::kFloat));
     std::shared_ptr<const Compiled> compiled = CompiledFor(d, g);
     if (compiled != nullptr) {
       absl::Status status = DnnlGuarded("pooling run", [&]() -> absl::Status {
@@ -180,7 +180,7 @@ class NhwcGlobalPool final : public OpKernel {
     if (x.rank() != 4) return ctx.Error("X must be [N, H, W, C], received " + DimsToString(x.dims()));
     const Dims& d = x.dims();
     const int64_t n_n = d[0], rows = d[1] * d[2], c_n = d[3];
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, {n_n, 1, 1, c_n}, DataType::kFloat));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, {n_n, 1, 1, c_n}, DataType::kFloat));
     const float* px = x.data<float>();
     float* py = y->mutable_data<float>();
     constexpr int64_t kSlice = 64, kRowBlock = 64;

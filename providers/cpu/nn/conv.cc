@@ -26,7 +26,7 @@ class Conv final : public OpKernel {
     if (dnnl_ != nullptr && x_in->type() == DataType::kFloat) {
       auto out_dims = dnnl_->OutputDims(x_in->dims());
       if (!out_dims.ok()) return ctx.Error(out_dims.status().message());
-      ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, *out_dims, DataType::kFloat));
+      ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, *out_dims, DataType::kFloat));
       absl::Status status = dnnl_->Run(*x_in, nullptr, *y);
       return status.ok() ? status : ctx.Error(status.message());
     }

@@ -39,7 +39,7 @@ class Concat final : public OpKernel {
       }
       out_dims[axis] += t.dims()[axis];
     }
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, first.type()));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, out_dims, first.type()));
     int64_t outer = 1, inner = 1;
     for (int64_t a = 0; a < axis; ++a) outer *= out_dims[a];
     for (int64_t a = axis + 1; a < rank; ++a) inner *= out_dims[a];

@@ -56,7 +56,7 @@ class Transpose final : public OpKernel {
       ctx.SetOutput(0, Value(x.Reshaped(out_dims)));
       return absl::OkStatus();
     }
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, out_dims, x.type()));
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, out_dims, x.type()));
     StridedCopy(x.type(), x.raw(), src_strides, y->mutable_raw(), StridesOf(out_dims), out_dims);
     return absl::OkStatus();
   }
