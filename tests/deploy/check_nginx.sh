@@ -17,7 +17,7 @@ root=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 nginx_bin=$(command -v nginx || true)
 if [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ]; then nginx_bin=/usr/sbin/nginx; fi
 if [ -z "$nginx_bin" ]; then
-  echo "FAIL nginx_binary: nginx not found (Debian package nginx-light; scripts/install-deps.sh installs it)"
+  echo "FAIL nginx_binary: nginx not found (Debian package nginx; scripts/install-deps.sh installs it)"
   exit 1
 fi
 
