@@ -12,7 +12,7 @@
 set -euo pipefail
 
 onyxd=${1:?usage: check_nginx.sh ONYXD [SOURCE_ROOT]}
-root=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+root=$(cd "${2:-$(dirname "$0")/../..}" && pwd)  # absolute: nginx reads -c relative to -p
 
 nginx_bin=$(command -v nginx || true)
 if [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ]; then nginx_bin=/usr/sbin/nginx; fi
