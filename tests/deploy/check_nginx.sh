@@ -9,6 +9,7 @@
 # 2. nginx_conf_check.py: the retried methods, the refused control RPCs and
 #    the body limit against proto/ and `ONYXD --help`.
 # A missing nginx fails the test: scripts/install-deps.sh installs it.
+# $PYTHON (default python3) runs the Python half; ctest sets it.
 set -euo pipefail
 
 onyxd=${1:?usage: check_nginx.sh ONYXD [SOURCE_ROOT]}
@@ -31,4 +32,4 @@ if ! "$nginx_bin" -t -q -p "$prefix/" -e "$prefix/logs/error.log" -c "$root/depl
 fi
 echo "PASS nginx_t"
 
-exec python3 "$(dirname "$0")/nginx_conf_check.py" "$onyxd" "$root"
+exec "${PYTHON:-python3}" "$(dirname "$0")/nginx_conf_check.py" "$onyxd" "$root"

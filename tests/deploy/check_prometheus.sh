@@ -25,6 +25,7 @@ if ! command -v promtool >/dev/null; then
 fi
 root=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
+python=${PYTHON:-python3}  # with python3-yaml; ctest sets it
 if ! "$onyxd" --help >/dev/null; then
   echo "FAIL onyxd_help: $onyxd --help did not run"
   exit 1
@@ -51,8 +52,8 @@ step promtool_test_alerts promtool test rules "$prom/tests/alerts_test.yml"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-if python3 "$root/deploy/grafana/panel_queries.py" "$root/deploy/grafana/onyx.json" > "$scratch/queries"; then
-  python3 - "$scratch/queries" > "$scratch/panels.yml" <<'PY'
+if "$python" "$root/deploy/grafana/panel_queries.py" "$root/deploy/grafana/onyx.json" > "$scratch/queries"; then
+  "$python" - "$scratch/queries" > "$scratch/panels.yml" <<'PY'
 import json, sys
 exprs = [line.rstrip("\n") for line in open(sys.argv[1]) if line.strip()]
 print("groups:\n  - name: dashboard_panels\n    rules:")
@@ -71,7 +72,7 @@ else
   failed=$((failed + 1))
 fi
 
-step metric_names python3 "$here/metric_names_check.py" "$root"
+step metric_names "$python" "$here/metric_names_check.py" "$root"
 
 echo "$failed failed"
 [ "$failed" -eq 0 ]
