@@ -10,11 +10,12 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev opencl-headers libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy python3-grpcio python3-protobuf openssl
   python3-torch python3-torchvision
-  prometheus  # prometheus + promtool: the metrics e2e tests scrape and lint /metrics
+  prometheus  # prometheus + promtool: the metrics e2e tests scrape and lint /metrics; tests/deploy checks and unit-tests the rules
   clang-format-14  # tests/lint/format_check.sh: .clang-format is written for version 14
   clang libomp-dev  # scripts/check_thread_safety.sh: clang -Wthread-safety (with OpenMP headers)
   locales
   chromium python3-pil  # loadtest/tests/html_report_test.py: opens onyx-load's HTML report headless, reads the screenshot
+  nginx python3-yaml  # tests/deploy/: nginx -t on deploy/nginx (grpc module included), the Kubernetes manifests read as YAML
 )
 
 missing=()
