@@ -63,6 +63,19 @@ absl::Status CheckElementTypes(const onnx::GraphProto& graph, const std::map<std
       }
     }
     for (const auto& attr : node.attribute()) {
+      // A Constant (or any op) holding such a tensor as an attribute: no
+      // declared value carries the type, so the attribute is named here.
+      const onnx::TensorProto* held = attr.has_t() ? &attr.t() : nullptr;
+      for (const auto& t : attr.tensors()) {
+        if (held == nullptr && NewerElementTypeName(t.data_type()) != nullptr) held = &t;
+      }
+      if (held != nullptr && NewerElementTypeName(held->data_type()) != nullptr) {
+        return absl::UnimplementedError(absl::StrCat(NodeLabel(node, opsets), ": attribute '", attr.name(),
+                                                     "' holds a tensor of element type ",
+                                                     NewerElementTypeName(held->data_type()),
+                                                     ", which onyx does not support (no float8, 4-bit, float4 "
+                                                     "or 2-bit tensors)"));
+      }
       if (attr.has_g()) {
         absl::Status s = CheckElementTypes(attr.g(), opsets);
         if (!s.ok()) return s;

@@ -57,6 +57,22 @@ TEST(UnsupportedTypesTest, NamesAValueNoNodeTouches) {
   EXPECT_NE(s.message().find("value 'unused' has element type float8e5m2"), std::string::npos) << s;
 }
 
+TEST(UnsupportedTypesTest, NamesAConstantNodeHoldingANewerType) {
+  ModelBuilder m(19);
+  auto& constant = m.Node("Constant", {}, {"c"}, "scale_f8");
+  auto* attr = constant.add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  attr->mutable_t()->set_data_type(kFloat8E5M2);
+  attr->mutable_t()->add_dims(1);
+  attr->mutable_t()->set_raw_data(std::string(1, '\0'));
+  const absl::Status s = CheckElementTypes(m.proto().graph(), {{"", 19}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(s.message().find("'scale_f8': attribute 'value' holds a tensor of element type float8e5m2"),
+            std::string::npos)
+      << s;
+}
+
 TEST(UnsupportedTypesTest, AcceptsTheTypesDataTypeHas) {
   ModelBuilder m(13);
   m.Input("x", DataType::kBFloat16, {2}).Output("y", DataType::kBFloat16, {2});
