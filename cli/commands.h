@@ -13,10 +13,13 @@ namespace onyx::cli {
 int RunCommand(const std::vector<std::string>& args);
 int InspectCommand(const std::vector<std::string>& args);
 int BenchCommand(const std::vector<std::string>& args);
+// grpc.health.v1 Check against onyxd; exit codes in kHealthHelp.
+int HealthCommand(const std::vector<std::string>& args);
 
 extern const char kRunHelp[];
 extern const char kInspectHelp[];
 extern const char kBenchHelp[];
+extern const char kHealthHelp[];
 
 // Splits "a,b" into {"a", "b"}.
 std::vector<std::string> SplitList(const std::string& text);

@@ -1,4 +1,5 @@
-// onyx: run, inspect or benchmark an ONNX model with the onyx engine, outside the server.
+// onyx: run, inspect or benchmark an ONNX model with the onyx engine, outside the server;
+// ask a running onyxd whether it is healthy.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -15,6 +16,7 @@ const char kHelp[] =
     "  run       run a model on ONNX test-data files (input_N.pb -> output_N.pb)\n"
     "  inspect   print a model's inputs, outputs, op histogram and partition report\n"
     "  bench     time a model on random inputs; prints latency, session creation and peak RSS as JSON\n"
+    "  health    ask a running onyxd (grpc.health.v1) whether it, or one model, is serving\n"
     "\n"
     "`onyx <command> --help` explains each command's flags.\n";
 
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   if (command == "run") return onyx::cli::RunCommand(args);
   if (command == "inspect") return onyx::cli::InspectCommand(args);
   if (command == "bench") return onyx::cli::BenchCommand(args);
-  std::fprintf(stderr, "onyx: unknown command '%s' (expected run, inspect or bench)\n", command.c_str());
+  if (command == "health") return onyx::cli::HealthCommand(args);
+  std::fprintf(stderr, "onyx: unknown command '%s' (expected run, inspect, bench or health)\n", command.c_str());
   return 2;
 }

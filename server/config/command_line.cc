@@ -200,7 +200,9 @@ std::string CommandLineUsage() {
       "                             (default ",
       defaults.max_message_bytes,
       ")\n"
-      "  --help                     this text\n");
+      "  --help                     this text\n"
+      "\n",
+      EnvironmentUsage());
 }
 
 void ApplyCommandLine(const CommandLine& flags, ServerConfig* config) {
@@ -239,10 +241,11 @@ void ApplyCommandLine(const CommandLine& flags, ServerConfig* config) {
   }
 }
 
-absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags) {
-  ServerConfig config;
+absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags,
+                                                 const EnvironmentLookup& lookup) {
+  ASSIGN_OR_RETURN(ServerConfig config, DefaultsFromEnvironment(lookup));
   if (flags.config_path) {
-    ASSIGN_OR_RETURN(config, LoadServerConfigFile(*flags.config_path));
+    ASSIGN_OR_RETURN(config, LoadServerConfigFile(*flags.config_path, config));
   }
   ApplyCommandLine(flags, &config);
   RETURN_IF_ERROR(ValidateTlsConfig(

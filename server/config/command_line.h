@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "server/config/environment.h"
 #include "server/config/server_config.h"
 
 namespace onyx::server {
@@ -46,16 +47,19 @@ struct CommandLine {
 // ranges), so that a bad flag fails before any file is read.
 absl::StatusOr<CommandLine> ParseCommandLine(absl::Span<const char* const> args);
 
-// The --help text.
+// The --help text (flags, then the environment variables).
 std::string CommandLineUsage();
 
 // Overrides the fields of `config` that `flags` sets. `flags` must come from
 // ParseCommandLine (its values are already validated).
 void ApplyCommandLine(const CommandLine& flags, ServerConfig* config);
 
-// Defaults, then the --config file when given, then the flags. The merged TLS
-// settings must be complete (ValidateTlsConfig) and the merged auth settings
-// consistent (ValidateAuthConfig); the PEM and token files are read later.
-absl::StatusOr<ServerConfig> ResolveServerConfig(const CommandLine& flags);
+// Defaults, replaced by the environment's (environment.h, read through
+// `lookup`), then the --config file when given, then the flags. A bad variable
+// is INVALID_ARGUMENT naming it. The merged TLS settings must be complete
+// (ValidateTlsConfig) and the merged auth settings consistent
+// (ValidateAuthConfig); the PEM and token files are read later.
+absl::StatusOr<ServerConfig> ResolveServerConfig(
+    const CommandLine& flags, const EnvironmentLookup& lookup = ProcessEnvironment);
 
 }  // namespace onyx::server

@@ -167,7 +167,8 @@ absl::Status ParseShutdown(const YAML::Node& node, absl::string_view source,
 }
 
 absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
-                                                     absl::string_view source) {
+                                                     absl::string_view source,
+                                                     const ServerConfig& defaults) {
   ASSIGN_OR_RETURN(const YAML::Node root, yaml_util::ParseDocument(text, source));
   RETURN_IF_ERROR(yaml_util::CheckKeys(
       root,
@@ -176,7 +177,7 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
        "max_inflight_bytes", "max_stream_buffer_bytes", "tls", "inference_token_file",
        "control_token_file", "control_rpcs", "shutdown"},
       source, ""));
-  ServerConfig config;
+  ServerConfig config = defaults;
   if (root["grpc_address"]) {
     ASSIGN_OR_RETURN(config.grpc_address,
                      yaml_util::GetString(root["grpc_address"], source, "grpc_address"));
@@ -279,17 +280,19 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
 
 }  // namespace
 
-absl::StatusOr<ServerConfig> ParseServerConfig(absl::string_view text, absl::string_view source) {
+absl::StatusOr<ServerConfig> ParseServerConfig(absl::string_view text, absl::string_view source,
+                                               const ServerConfig& defaults) {
   try {
-    return ParseServerConfigUnsafe(text, source);
+    return ParseServerConfigUnsafe(text, source, defaults);
   } catch (const std::exception& e) {  // yaml-cpp throws from node accessors
     return absl::InvalidArgumentError(absl::StrCat(source, ": invalid configuration: ", e.what()));
   }
 }
 
-absl::StatusOr<ServerConfig> LoadServerConfigFile(const std::string& path) {
+absl::StatusOr<ServerConfig> LoadServerConfigFile(const std::string& path,
+                                                  const ServerConfig& defaults) {
   ASSIGN_OR_RETURN(std::string text, yaml_util::ReadFile(path));
-  return ParseServerConfig(text, path);
+  return ParseServerConfig(text, path, defaults);
 }
 
 }  // namespace onyx::server

@@ -151,10 +151,13 @@ absl::Status ValidateAuthConfig(const AuthConfig& auth, absl::string_view source
 absl::StatusOr<TlsMaterial> ReadTlsMaterial(const TlsConfig& tls);
 
 // Parses YAML text; `source` names the file in error messages. Keys absent from
-// the text keep the defaults above.
-absl::StatusOr<ServerConfig> ParseServerConfig(absl::string_view text, absl::string_view source);
+// the text keep their value in `defaults` (ServerConfig's own, or those the
+// environment gives: environment.h).
+absl::StatusOr<ServerConfig> ParseServerConfig(absl::string_view text, absl::string_view source,
+                                               const ServerConfig& defaults = {});
 
 // Reads and parses `path`. NOT_FOUND when the file does not exist.
-absl::StatusOr<ServerConfig> LoadServerConfigFile(const std::string& path);
+absl::StatusOr<ServerConfig> LoadServerConfigFile(const std::string& path,
+                                                  const ServerConfig& defaults = {});
 
 }  // namespace onyx::server
