@@ -34,7 +34,11 @@ void InferGridSample(onnx::InferenceContext& ctx) {
 
 OpSchema GridSample(int version) {
   std::vector<std::string> grid_types = {"tensor(float16)", "tensor(float)", "tensor(double)"};
-  if (version >= 22) grid_types.push_back("tensor(bfloat16)");
+  std::vector<std::string> data_types = OpSchema::all_tensor_types();
+  if (version >= 22) {  // opset 22 added bfloat16 to both
+    grid_types.push_back("tensor(bfloat16)");
+    data_types.push_back("tensor(bfloat16)");
+  }
   OpSchema s("GridSample", __FILE__, __LINE__);
   s.SetDomain("")
       .SinceVersion(version)
@@ -48,7 +52,7 @@ OpSchema GridSample(int version) {
       .Input(0, "X", "Input of shape (N, C, D1, ..., Dr).", "T1")
       .Input(1, "grid", "Sampling locations of shape (N, D1_out, ..., Dr_out, r), normalised to [-1, 1].", "T2")
       .Output(0, "Y", "Output of shape (N, C, D1_out, ..., Dr_out).", "T1")
-      .TypeConstraint("T1", OpSchema::all_tensor_types(), "Input and output types.")
+      .TypeConstraint("T1", std::move(data_types), "Input and output types.")
       .TypeConstraint("T2", std::move(grid_types), "Grid types.")
       .TypeAndShapeInferenceFunction(InferGridSample);
   return s;

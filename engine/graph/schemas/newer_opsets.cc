@@ -70,6 +70,8 @@ void RegisterNewerOpsetSchemas() {
     schemas::RegisterOptionalSchemas();
     schemas::RegisterContribSchemas();
     schemas::RegisterMlSchemas();
+    // Last: it copies the newest older schemas, some of which are registered above.
+    schemas::RegisterBfloat16Schemas();
   });
 }
 

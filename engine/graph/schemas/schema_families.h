@@ -22,6 +22,7 @@ void RegisterStringSchemas();    // string_schemas.cc: StringConcat, StringSplit
 void RegisterOptionalSchemas();  // optional_schemas.cc: OptionalHasElement, OptionalGetElement-18
 void RegisterContribSchemas();   // contrib_schemas.cc: com.microsoft opset 1 (ONNX Runtime's contrib ops)
 void RegisterMlSchemas();        // ml_schemas.cc: ai.onnx.ml 4-5 (LabelEncoder-4, TreeEnsemble-5)
+void RegisterBfloat16Schemas();  // bfloat16_schemas.cc: the opset-22 bfloat16 type bumps (call last)
 
 // Registers `schema` (name, domain and version already set) with onnx.
 void Register(onnx::OpSchema schema);

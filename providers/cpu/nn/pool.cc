@@ -50,7 +50,7 @@ class Pool final : public OpKernel {
       Run2D(x, g, *y);
       return absl::OkStatus();
     }
-    return DispatchTypes<float, double, int8_t, uint8_t, Half>(x.type(), [&](auto tag) {
+    return DispatchTypes<float, double, int8_t, uint8_t, Half, BFloat16>(x.type(), [&](auto tag) {
       using T = decltype(tag);
       Run<T>(x, g, *y, indices);
       return absl::OkStatus();
@@ -61,11 +61,13 @@ class Pool final : public OpKernel {
   template <typename T>
   static double Load(const T* p, int64_t i) {
     if constexpr (std::is_same_v<T, Half>) return HalfToFloat(p[i].bits);
+    else if constexpr (std::is_same_v<T, BFloat16>) return BFloat16ToFloat(p[i].bits);
     else return static_cast<double>(p[i]);
   }
   template <typename T>
   static void Store(T* p, int64_t i, double v) {
     if constexpr (std::is_same_v<T, Half>) p[i].bits = FloatToHalf(static_cast<float>(v));
+    else if constexpr (std::is_same_v<T, BFloat16>) p[i].bits = FloatToBFloat16(static_cast<float>(v));
     else p[i] = static_cast<T>(v);
   }
 
