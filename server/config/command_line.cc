@@ -36,6 +36,8 @@ constexpr FlagSpec kValueFlags[] = {
     {"--drain-timeout-seconds", &CommandLine::drain_timeout_seconds},
     {"--load-mode", &CommandLine::load_mode},
     {"--max-message-bytes", &CommandLine::max_message_bytes},
+    {"--max-inflight-bytes", &CommandLine::max_inflight_bytes},
+    {"--max-stream-buffer-bytes", &CommandLine::max_stream_buffer_bytes},
 };
 
 // An integer flag in [min, max].
@@ -89,6 +91,16 @@ absl::Status ValidateFlags(const CommandLine& flags) {
   if (flags.max_message_bytes) {
     RETURN_IF_ERROR(IntFlag("--max-message-bytes", *flags.max_message_bytes, kMinMaxMessageBytes,
                             kMaxMaxMessageBytes)
+                        .status());
+  }
+  if (flags.max_inflight_bytes) {
+    RETURN_IF_ERROR(
+        IntFlag("--max-inflight-bytes", *flags.max_inflight_bytes, 0, kMaxInflightBytesLimit)
+            .status());
+  }
+  if (flags.max_stream_buffer_bytes) {
+    RETURN_IF_ERROR(IntFlag("--max-stream-buffer-bytes", *flags.max_stream_buffer_bytes, 1,
+                            kMaxStreamBufferBytesLimit)
                         .status());
   }
   if (flags.control_rpcs)
@@ -200,6 +212,17 @@ std::string CommandLineUsage() {
       "                             (default ",
       defaults.max_message_bytes,
       ")\n"
+      "  --max-inflight-bytes N     request bytes admitted over all models and not yet\n"
+      "                             answered; beyond it RESOURCE_EXHAUSTED, in [0, ",
+      kMaxInflightBytesLimit,
+      "]\n"
+      "                             (default ",
+      defaults.max_inflight_bytes,
+      " = no cap)\n"
+      "  --max-stream-buffer-bytes N  per ModelStreamInfer stream, reply bytes waiting\n"
+      "                             for the client, in [1, ",
+      kMaxStreamBufferBytesLimit, "] (default ", defaults.max_stream_buffer_bytes,
+      ")\n"
       "  --help                     this text\n"
       "\n",
       EnvironmentUsage());
@@ -231,6 +254,10 @@ void ApplyCommandLine(const CommandLine& flags, ServerConfig* config) {
   }
   if (flags.load_mode) config->load_mode = *ParseLoadMode(*flags.load_mode);
   if (flags.max_message_bytes) config->max_message_bytes = to_int(*flags.max_message_bytes);
+  if (flags.max_inflight_bytes) config->max_inflight_bytes = to_int(*flags.max_inflight_bytes);
+  if (flags.max_stream_buffer_bytes) {
+    config->max_stream_buffer_bytes = to_int(*flags.max_stream_buffer_bytes);
+  }
   if (flags.tls_cert_file) config->tls.cert_file = *flags.tls_cert_file;
   if (flags.tls_key_file) config->tls.key_file = *flags.tls_key_file;
   if (flags.tls_client_ca_file) config->tls.client_ca_file = *flags.tls_client_ca_file;

@@ -40,6 +40,8 @@ struct CommandLine {
   std::optional<std::string> drain_timeout_seconds;    // --drain-timeout-seconds
   std::optional<std::string> load_mode;                // --load-mode
   std::optional<std::string> max_message_bytes;        // --max-message-bytes
+  std::optional<std::string> max_inflight_bytes;       // --max-inflight-bytes
+  std::optional<std::string> max_stream_buffer_bytes;  // --max-stream-buffer-bytes
 };
 
 // Parses the arguments after argv[0]. Values are checked here, with the file's

@@ -50,36 +50,42 @@ TEST(CommandLineTest, RejectsBadArguments) {
     std::vector<const char*> args;
     const char* message;
   };
-  for (const Case& c : {
-           Case{{"--port", "1"}, "unknown flag '--port'"},
-           Case{{"--verbose=1"}, "unknown flag '--verbose'"},
-           Case{{"models"}, "unexpected argument 'models'"},
-           Case{{"--grpc-address"}, "--grpc-address needs a value"},
-           Case{{"--log-level", "info", "--log-level", "warn"}, "more than once"},
-           Case{{"--log-level", "loud"}, "received 'loud'"},
-           Case{{"--grpc-address", "nohost"}, "--grpc-address"},
-           Case{{"--model-repository="}, "non-empty path"},
-           Case{{"--log-format", "xml"}, "--log-format: expected 'text' or 'json', received 'xml'"},
-           Case{{"--request-log-sample-rate", "2"}, "expected a number in [0, 1], received '2'"},
-           Case{{"--request-log-sample-rate=abc"}, "received 'abc'"},
-           Case{
-               {"--max-elements-per-input", "0"},
+  for (
+      const Case& c : {
+          Case{{"--port", "1"}, "unknown flag '--port'"},
+          Case{{"--verbose=1"}, "unknown flag '--verbose'"},
+          Case{{"models"}, "unexpected argument 'models'"},
+          Case{{"--grpc-address"}, "--grpc-address needs a value"},
+          Case{{"--log-level", "info", "--log-level", "warn"}, "more than once"},
+          Case{{"--log-level", "loud"}, "received 'loud'"},
+          Case{{"--grpc-address", "nohost"}, "--grpc-address"},
+          Case{{"--model-repository="}, "non-empty path"},
+          Case{{"--log-format", "xml"}, "--log-format: expected 'text' or 'json', received 'xml'"},
+          Case{{"--request-log-sample-rate", "2"}, "expected a number in [0, 1], received '2'"},
+          Case{{"--request-log-sample-rate=abc"}, "received 'abc'"},
+          Case{{"--max-elements-per-input", "0"},
                "--max-elements-per-input: expected an integer in [1, 1099511627776], received '0'"},
-           Case{{"--max-elements-per-input", "1e6"}, "received '1e6'"},
-           Case{{"--shutdown-linger-seconds", "-1"},
-                "--shutdown-linger-seconds: expected an integer in [0, 3600], received '-1'"},
-           Case{{"--drain-timeout-seconds", "soon"}, "--drain-timeout-seconds"},
-           Case{{"--tls-cert-file="}, "--tls-cert-file needs a non-empty path"},
-           Case{{"--load-mode", "lazy"},
-                "--load-mode: expected 'all' or 'explicit', received 'lazy'"},
-           Case{{"--load-mode="}, "--load-mode: expected 'all' or 'explicit', received ''"},
-           Case{{"--max-message-bytes", "4095"},
-                "--max-message-bytes: expected an integer in [4096, 2147483647], received '4095'"},
-           Case{{"--max-message-bytes=2147483648"}, "received '2147483648'"},
-           Case{{"--max-message-bytes", "64MiB"}, "received '64MiB'"},
-           Case{{"--load-mode", "all", "--load-mode", "all"},
-                "flag --load-mode given more than once"},
-       }) {
+          Case{{"--max-elements-per-input", "1e6"}, "received '1e6'"},
+          Case{{"--shutdown-linger-seconds", "-1"},
+               "--shutdown-linger-seconds: expected an integer in [0, 3600], received '-1'"},
+          Case{{"--drain-timeout-seconds", "soon"}, "--drain-timeout-seconds"},
+          Case{{"--tls-cert-file="}, "--tls-cert-file needs a non-empty path"},
+          Case{{"--load-mode", "lazy"},
+               "--load-mode: expected 'all' or 'explicit', received 'lazy'"},
+          Case{{"--load-mode="}, "--load-mode: expected 'all' or 'explicit', received ''"},
+          Case{{"--max-message-bytes", "4095"},
+               "--max-message-bytes: expected an integer in [4096, 2147483647], received '4095'"},
+          Case{{"--max-message-bytes=2147483648"}, "received '2147483648'"},
+          Case{{"--max-message-bytes", "64MiB"}, "received '64MiB'"},
+          Case{{"--max-inflight-bytes", "-1"},
+               "--max-inflight-bytes: expected an integer in [0, 1125899906842624], received '-1'"},
+          Case{{"--max-inflight-bytes=1125899906842625"}, "received '1125899906842625'"},
+          Case{
+              {"--max-stream-buffer-bytes", "0"},
+              "--max-stream-buffer-bytes: expected an integer in [1, 1099511627776], received '0'"},
+          Case{{"--load-mode", "all", "--load-mode", "all"},
+               "flag --load-mode given more than once"},
+      }) {
     absl::StatusOr<CommandLine> flags = Parse(c.args);
     ASSERT_FALSE(flags.ok()) << c.message;
     EXPECT_EQ(flags.status().code(), absl::StatusCode::kInvalidArgument);
@@ -134,6 +140,30 @@ TEST(CommandLineTest, LoadModeAndMessageLimitFlagsOverrideTheFile) {
               AllOf(HasSubstr("--load-mode MODE"), HasSubstr("(default all)"),
                     HasSubstr("--max-message-bytes N"), HasSubstr("[4096, 2147483647]"),
                     HasSubstr("(default 67108864)")));
+}
+
+TEST(CommandLineTest, ByteBudgetFlagsOverrideTheFile) {
+  const std::string path = ::testing::TempDir() + "/command_line_test_budgets.yaml";
+  {
+    std::ofstream out(path);
+    out << "max_inflight_bytes: 1000\nmax_stream_buffer_bytes: 2000\n";
+  }
+  absl::StatusOr<CommandLine> flags =
+      Parse({"--config", path.c_str(), "--max-inflight-bytes", "0", "--max-stream-buffer-bytes=1"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  absl::StatusOr<ServerConfig> config = ResolveServerConfig(*flags);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->max_inflight_bytes, 0);
+  EXPECT_EQ(config->max_stream_buffer_bytes, 1);
+  flags = Parse({"--config", path.c_str()});
+  config = ResolveServerConfig(*flags);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->max_inflight_bytes, 1000);
+  EXPECT_EQ(config->max_stream_buffer_bytes, 2000);
+  std::remove(path.c_str());
+  EXPECT_THAT(CommandLineUsage(),
+              AllOf(HasSubstr("--max-inflight-bytes N"), HasSubstr("(default 0 = no cap)"),
+                    HasSubstr("--max-stream-buffer-bytes N"), HasSubstr("[1, 1099511627776]")));
 }
 
 TEST(CommandLineTest, EdgeFlagsSetTheirKeys) {
