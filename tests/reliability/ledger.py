@@ -1,0 +1,139 @@
+"""A ledger of every RPC a reliability scenario sends, and the process and
+metric samples its invariants are checked against.
+
+    ledger = Ledger()
+    rid = ledger.sent("model", want=expected_array)
+    ...                                   # in the RPC's done callback:
+    ledger.finished(rid, "OK", got=array)  # or ledger.finished(rid, "UNAVAILABLE")
+    problems = ledger.violations(allowed={"OK"})
+
+Invariants (`violations`): each RPC got exactly one final status; every OK
+output equals the reference it was sent with (rtol/atol); a status outside
+`allowed` is a violation, except CANCELLED on an RPC the scenario itself
+cancelled. The ledger is thread-safe: gRPC callbacks finish RPCs from its own
+threads.
+"""
+import collections
+import os
+import re
+import threading
+import urllib.request
+
+import numpy as np
+
+
+class Ledger:
+    def __init__(self, rtol=1e-4, atol=1e-5):
+        self._lock = threading.Lock()
+        self._next = 0
+        self._model = {}
+        self._want = {}
+        self._cancelled = set()
+        self._outcomes = collections.defaultdict(list)
+        self._wrong = {}
+        self.rtol = rtol
+        self.atol = atol
+
+    def sent(self, model, want=None):
+        """Records a sent RPC; returns its id."""
+        with self._lock:
+            rid = self._next
+            self._next += 1
+            self._model[rid] = model
+            if want is not None:
+                self._want[rid] = want
+            return rid
+
+    def cancel_requested(self, rid):
+        with self._lock:
+            self._cancelled.add(rid)
+
+    def finished(self, rid, code, got=None):
+        """Records the final status name of `rid` (and its output when OK)."""
+        wrong = None
+        want = self._want.get(rid)
+        if code == "OK" and want is not None:
+            if got is None or np.shape(got) != np.shape(want):
+                wrong = "shape %s, want %s" % (None if got is None else list(np.shape(got)), list(np.shape(want)))
+            elif not np.allclose(got, want, rtol=self.rtol, atol=self.atol):
+                wrong = "max |diff| %.3g" % float(np.max(np.abs(np.asarray(got, np.float64) - want)))
+        with self._lock:
+            self._outcomes[rid].append(code)
+            if wrong is not None:
+                self._wrong[rid] = wrong
+
+    def sent_count(self):
+        with self._lock:
+            return self._next
+
+    def pending(self):
+        with self._lock:
+            return sum(1 for rid in range(self._next) if not self._outcomes.get(rid))
+
+    def counts(self):
+        """{(model, status): count} over finished RPCs (the first status of each)."""
+        with self._lock:
+            c = collections.Counter()
+            for rid, outcomes in self._outcomes.items():
+                if outcomes:
+                    c[(self._model[rid], outcomes[0])] += 1
+            return dict(c)
+
+    def violations(self, allowed=("OK",), limit=10):
+        """Human-readable invariant violations, at most `limit` per kind, with totals."""
+        with self._lock:
+            lost = [rid for rid in range(self._next) if not self._outcomes.get(rid)]
+            repeated = [rid for rid, o in self._outcomes.items() if len(o) > 1]
+            unexpected = [(rid, o[0]) for rid, o in self._outcomes.items()
+                          if o and o[0] not in allowed and not (o[0] == "CANCELLED" and rid in self._cancelled)]
+            wrong = sorted(self._wrong.items())
+            models = dict(self._model)
+        problems = []
+        if lost:
+            problems.append("%d RPCs got no final status (first ids %s)" % (len(lost), lost[:limit]))
+        if repeated:
+            problems.append("%d RPCs got more than one final status (first ids %s)" % (len(repeated), repeated[:limit]))
+        if unexpected:
+            by_code = collections.Counter((models[rid], code) for rid, code in unexpected)
+            problems.append("%d RPCs ended with an unexpected status: %s" % (
+                len(unexpected), ", ".join("%s %s x%d" % (m, c, n) for (m, c), n in sorted(by_code.items()))))
+        if wrong:
+            problems.append("%d OK answers differ from the solo-run reference (first: id %d %s)" % (
+                len(wrong), wrong[0][0], wrong[0][1]))
+        return problems
+
+
+ProcessSample = collections.namedtuple("ProcessSample", "t rss_bytes threads fds")
+
+
+def sample_process(pid, t):
+    """RSS, thread count and open file descriptors of `pid` from /proc."""
+    rss = threads = 0
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) * 1024
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
+    fds = len(os.listdir("/proc/%d/fd" % pid))
+    return ProcessSample(t, rss, threads, fds)
+
+
+_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)")
+
+
+def scrape(metrics_address, timeout=5.0):
+    """{(name, labels text): value} from onyxd's /metrics."""
+    with urllib.request.urlopen("http://%s/metrics" % metrics_address, timeout=timeout) as r:
+        text = r.read().decode()
+    out = {}
+    for line in text.splitlines():
+        m = _SAMPLE.match(line)
+        if m and not line.startswith("#"):
+            out[(m.group(1), m.group(2) or "")] = float(m.group(3))
+    return out
+
+
+def gauge_sum(samples, name):
+    """Sum of every series of metric `name` in a scrape()."""
+    return sum(v for (n, _), v in samples.items() if n == name)
