@@ -9,12 +9,15 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "graph/graph_cleanup.h"
 #include "graph/map_values.h"
+#include "graph/model_limits.h"
+#include "graph/tensor_proto.h"
 #include "graph/unsupported_types.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -91,6 +94,28 @@ absl::Status ShapeInferenceSurvives(const onnx::ModelProto& model, const LoadOpt
   return absl::OkStatus();
 }
 
+// Every external-data file of the graph and its subgraphs stays inside the
+// model directory (tensor_proto.h ExternalDataPath), checked before the ONNX
+// checker, which opens those files itself.
+absl::Status CheckExternalDataPaths(const onnx::GraphProto& graph, const std::string& model_dir) {
+  std::vector<const onnx::GraphProto*> pending = {&graph};
+  while (!pending.empty()) {
+    const onnx::GraphProto* g = pending.back();
+    pending.pop_back();
+    for (const onnx::TensorProto& init : g->initializer()) {
+      if (init.data_location() == onnx::TensorProto::EXTERNAL)
+        RETURN_IF_ERROR(ExternalDataPath(init, model_dir).status());
+    }
+    for (const onnx::NodeProto& node : g->node()) {
+      for (const onnx::AttributeProto& attr : node.attribute()) {
+        if (attr.has_g()) pending.push_back(&attr.g());
+        for (const onnx::GraphProto& body : attr.graphs()) pending.push_back(&body);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool HasExternalData(const onnx::GraphProto& graph) {
   for (const auto& init : graph.initializer()) {
     if (init.data_location() == onnx::TensorProto::EXTERNAL) return true;
@@ -119,12 +144,15 @@ void CheckNewerIrModel(const onnx::ModelProto& model, const std::string& model_d
 
 absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOptions& options);
 
+constexpr char kUnparsableCauses[] =
+    "truncated, not protobuf, or messages nested past protobuf's limit of 100, about 30 subgraph levels";
+
 absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions& options) {
   onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": not a valid ONNX ModelProto (", bytes.size(),
-                                                   " bytes could not be parsed)"));
+                                                   " bytes could not be parsed: ", kUnparsableCauses, ")"));
   }
   return LoadParsed(model, options);
 }
@@ -134,8 +162,8 @@ absl::StatusOr<LoadedModel> LoadModelFile(const LoadOptions& options) {
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open model file '", options.model_path, "'"));
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&in)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ModelLabel(options), ": '", options.model_path, "' is not a valid ONNX ModelProto"));
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": '", options.model_path,
+                                                   "' is not a valid ONNX ModelProto (", kUnparsableCauses, ")"));
   }
   return LoadParsed(model, options);
 }
@@ -143,6 +171,9 @@ absl::StatusOr<LoadedModel> LoadModelFile(const LoadOptions& options) {
 absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOptions& options) {
   if (!model.has_graph()) {
     return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": the model has no graph"));
+  }
+  if (absl::Status limits = CheckModelLimits(model.graph()); !limits.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": ", limits.message()));
   }
   RegisterNewerOpsetSchemas();
   LoadedModel loaded;
@@ -154,6 +185,12 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   }
   if (loaded.opsets.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": the model imports no opset"));
+  }
+  for (const auto& [domain, version] : loaded.opsets) {
+    if (version < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": opset import of domain '", domain,
+                                                     "' has version ", version, "; versions start at 1"));
+    }
   }
   auto onnx_opset = loaded.opsets.find("");
   if (onnx_opset != loaded.opsets.end() && onnx_opset->second > kMaxSupportedOpset) {
@@ -180,6 +217,9 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
     return absl::Status(s.code(), absl::StrCat(ModelLabel(options), ": ", s.message()));
   }
 
+  if (absl::Status paths = CheckExternalDataPaths(model.graph(), options.model_dir); !paths.ok()) {
+    return absl::Status(paths.code(), absl::StrCat(ModelLabel(options), ": ", paths.message()));
+  }
   try {
     const bool external = HasExternalData(model.graph());
     const bool checkable_external = external && !options.model_path.empty() && options.input_shape_overrides.empty();

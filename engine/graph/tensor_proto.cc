@@ -1,6 +1,11 @@
 #include "graph/tensor_proto.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -27,27 +32,69 @@ absl::StatusOr<int64_t> ParseExternalDataNumber(const onnx::TensorProto& proto, 
   return number;
 }
 
+std::string ExternalLocation(const onnx::TensorProto& proto) {
+  for (const auto& entry : proto.external_data()) {
+    if (entry.key() == "location") return entry.value();
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ExternalDataPath(const onnx::TensorProto& proto, const std::string& base_dir) {
+  const std::string location = ExternalLocation(proto);
+  const std::string label = absl::StrCat("tensor ", TensorLabel(proto), ": external data location '", location, "'");
+  if (location.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data has no 'location'"));
+  }
+  if (location.find("..") != std::string::npos || location[0] == '/') {
+    return absl::InvalidArgumentError(absl::StrCat(label, " must be a relative path inside the model directory"));
+  }
+  const std::string path = base_dir.empty() ? location : base_dir + "/" + location;
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("tensor ", TensorLabel(proto), ": cannot open external data file '", path,
+                                            "': ", std::strerror(errno)));
+  }
+  if (S_ISLNK(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(label, " is a symbolic link; onyx reads only regular files"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(label, " is not a regular file"));
+  }
+  if (st.st_nlink > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(label, " has ", st.st_nlink,
+                                                   " hard links; onyx reads only files with one (a hard link can "
+                                                   "reach a file outside the model directory)"));
+  }
+  // A directory on the way may still be a symlink leading out.
+  std::error_code ec;
+  const std::filesystem::path real_file = std::filesystem::canonical(path, ec);
+  const std::filesystem::path real_base = std::filesystem::canonical(base_dir.empty() ? "." : base_dir, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(absl::StrCat(label, " cannot be resolved: ", ec.message()));
+  }
+  auto [base_end, file_it] = std::mismatch(real_base.begin(), real_base.end(), real_file.begin(), real_file.end());
+  if (base_end != real_base.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, " resolves to ", real_file.string(), ", outside the model directory ", real_base.string()));
+  }
+  return path;
+}
+
+namespace {
+
 absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& proto, const std::string& base_dir) {
-  std::string location;
   int64_t offset = 0;
   std::optional<int64_t> length;
   for (const auto& entry : proto.external_data()) {
-    if (entry.key() == "location") {
-      location = entry.value();
-    } else if (entry.key() == "offset") {
+    if (entry.key() == "offset") {
       ASSIGN_OR_RETURN(offset, ParseExternalDataNumber(proto, "offset", entry.value()));
     } else if (entry.key() == "length") {
       ASSIGN_OR_RETURN(length, ParseExternalDataNumber(proto, "length", entry.value()));
     }
   }
-  if (location.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data has no 'location'"));
-  }
-  if (location.find("..") != std::string::npos || (!location.empty() && location[0] == '/')) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": external data location '",
-                                                   location, "' must be a relative path inside the model directory"));
-  }
-  std::string path = base_dir.empty() ? location : base_dir + "/" + location;
+  ASSIGN_OR_RETURN(const std::string path, ExternalDataPath(proto, base_dir));
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(
@@ -80,6 +127,19 @@ absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& proto, con
                                             " bytes at offset ", offset, " of external data file '", path, "'"));
   }
   return bytes;
+}
+
+// The element count of `dims`, refused when it does not fit int64.
+absl::StatusOr<int64_t> CheckedElementCount(const onnx::TensorProto& proto, const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d != 0 && n > INT64_MAX / d) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), ": shape ", DimsToString(dims),
+                                                     " has more elements than a 64-bit count holds"));
+    }
+    n *= d;
+  }
+  return n;
 }
 
 template <typename Dst, typename Field>
@@ -118,8 +178,7 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std
     }
     dims.push_back(d);
   }
-  Tensor t = Tensor::Allocate(type, dims);
-  const int64_t n = t.num_elements();
+  ASSIGN_OR_RETURN(const int64_t n, CheckedElementCount(proto, dims));
 
   const std::string* raw = nullptr;
   std::string external;
@@ -130,20 +189,28 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std
     raw = &proto.raw_data();
   }
 
+  // Sizes are checked before allocating: a shape that overstates its data
+  // must cost an error, not the memory it claims.
   if (type == DataType::kString) {
     if (proto.string_data_size() != n) {
       return absl::InvalidArgumentError(
           absl::StrCat("tensor ", TensorLabel(proto), ": expected ", n, " strings, found ", proto.string_data_size()));
     }
+    Tensor t = Tensor::Allocate(type, dims);
     for (int64_t i = 0; i < n; ++i) t.mutable_data<std::string>()[i] = proto.string_data(i);
     return t;
   }
   if (raw != nullptr) {
-    if (raw->size() != t.byte_size()) {
+    const uint64_t element = ElementSize(type);
+    const bool overflows = static_cast<uint64_t>(n) > UINT64_MAX / element;
+    if (overflows || raw->size() != static_cast<uint64_t>(n) * element) {
+      const std::string expected_bytes =
+          overflows ? absl::StrCat(n, " x ", element) : absl::StrCat(static_cast<uint64_t>(n) * element);
       return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), " of type ", DataTypeName(type),
-                                                     " and shape ", DimsToString(dims), ": expected ", t.byte_size(),
+                                                     " and shape ", DimsToString(dims), ": expected ", expected_bytes,
                                                      " bytes of data, found ", raw->size()));
     }
+    Tensor t = Tensor::Allocate(type, dims);
     if (!raw->empty()) std::memcpy(t.mutable_raw(), raw->data(), raw->size());
     return t;
   }
@@ -152,6 +219,7 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std
     return absl::InvalidArgumentError(absl::StrCat("tensor ", TensorLabel(proto), " of shape ", DimsToString(dims),
                                                    ": expected ", n, " values, found ", have));
   }
+  Tensor t = Tensor::Allocate(type, dims);
   switch (type) {
     case DataType::kFloat: CopyField<float>(proto.float_data(), t); break;
     case DataType::kComplex64: std::memcpy(t.mutable_raw(), proto.float_data().data(), t.byte_size()); break;
@@ -186,7 +254,9 @@ absl::StatusOr<Tensor> TakeTensorFromProto(onnx::TensorProto* proto, const std::
     if (d < 0) return TensorFromProto(*proto, base_dir);  // reports the error
     dims.push_back(d);
   }
-  const size_t expected = static_cast<size_t>(NumElements(dims)) * ElementSize(type);
+  absl::StatusOr<int64_t> n = CheckedElementCount(*proto, dims);
+  if (!n.ok() || static_cast<uint64_t>(*n) > UINT64_MAX / ElementSize(type)) return TensorFromProto(*proto, base_dir);
+  const uint64_t expected = static_cast<uint64_t>(*n) * ElementSize(type);
   if (proto->raw_data().size() != expected || expected == 0) return TensorFromProto(*proto, base_dir);
   auto owner = std::make_shared<std::string>();
   owner->swap(*proto->mutable_raw_data());

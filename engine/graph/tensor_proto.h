@@ -21,6 +21,14 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto, const std
 // initializers without holding them twice.
 absl::StatusOr<Tensor> TakeTensorFromProto(onnx::TensorProto* proto, const std::string& base_dir = "");
 
+// The file that external data `proto` names under `base_dir`, refused
+// (INVALID_ARGUMENT naming the tensor and why) unless it is a relative
+// location without "..", a regular file (not a symlink) with one hard link,
+// and its resolved path lies inside the resolved `base_dir`: a model file
+// must not make onyx read anything outside its own directory. NOT_FOUND when
+// the file does not exist. TensorFromProto checks this before reading.
+absl::StatusOr<std::string> ExternalDataPath(const onnx::TensorProto& proto, const std::string& base_dir);
+
 // Encodes as raw_data (string tensors use string_data).
 onnx::TensorProto TensorToProto(const Tensor& tensor, const std::string& name);
 

@@ -143,3 +143,33 @@ TEST_F(ExternalDataTest, RangeWithinTheFileButOfTheWrongSizeIsAnError) {
 
 }  // namespace
 }  // namespace onyx
+
+namespace onyx {
+namespace {
+
+// A shape that overstates its data is refused before anything of that size
+// is allocated (2^60 floats would abort, 2^34 used to zero 64 GiB first).
+TEST(TensorProtoTest, ShapesOverstatingTheirDataAreRefusedWithoutAllocating) {
+  onnx::TensorProto p;
+  p.set_name("w");
+  p.set_data_type(onnx::TensorProto::FLOAT);
+  p.add_dims(int64_t{1} << 40);
+  p.add_dims(int64_t{1} << 20);
+  p.set_raw_data(std::string(16, '\0'));
+  absl::StatusOr<Tensor> t = TensorFromProto(p);
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("expected 4611686018427387904 bytes of data, found 16"), std::string::npos)
+      << t.status();
+  p.clear_raw_data();
+  p.add_float_data(1.f);
+  t = TensorFromProto(p);
+  EXPECT_NE(t.status().message().find("expected 1152921504606846976 values, found 1"), std::string::npos) << t.status();
+  p.add_dims(int64_t{1} << 40);  // 2^100 elements
+  t = TensorFromProto(p);
+  EXPECT_NE(t.status().message().find("has more elements than a 64-bit count holds"), std::string::npos) << t.status();
+  t = TakeTensorFromProto(&p);
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace onyx
