@@ -149,6 +149,11 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
                            absl::Duration queued, absl::Duration compute) {
     m->RecordTiming(model, version, absl::ToDoubleSeconds(queued), absl::ToDoubleSeconds(compute));
   };
+  // Dropped once the version's Model is gone: its series leave /metrics.
+  repository_options.version_lifetime =
+      [m = metrics->get()](const std::string& model, const std::string& version) {
+    return m->HoldVersionSeries(model, version);
+  };
   auto repository = ModelRepository::Create(repository_options);
   if (!repository.ok()) {
     spdlog::critical("{}", repository.status().ToString());

@@ -142,7 +142,17 @@ absl::StatusOr<std::shared_ptr<const Model>> ModelRepository::LoadVersion(
       on_timing(name, version_label, queued, compute);
     };
   }
-  return LoadModelVersion(model_options);
+  if (!options_.version_lifetime) return LoadModelVersion(model_options);
+  // Held before the load (warm-up runs may record), released after the Model
+  // is destroyed: its drain runs the last callbacks that record its series.
+  std::shared_ptr<void> hold = options_.version_lifetime(name, absl::StrCat(version));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, LoadModelVersion(model_options));
+  const Model* raw = model.get();
+  return std::shared_ptr<const Model>(
+      raw, [model = std::move(model), hold = std::move(hold)](const Model*) mutable {
+        model.reset();
+        hold.reset();
+      });
 }
 
 void ModelRepository::LoadAll() {

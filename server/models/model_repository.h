@@ -87,6 +87,12 @@ class ModelRepository {
     std::function<void(const std::string& model, const std::string& version, absl::Duration queued,
                        absl::Duration compute)>
         on_timing;
+    // Optional: called before a version loads; the handle it returns is kept
+    // until that version's Model is destroyed (after its drain, so after the
+    // last callback above for that version), or dropped at once when the
+    // load fails. onyxd holds the version's metric series with it.
+    std::function<std::shared_ptr<void>(const std::string& model, const std::string& version)>
+        version_lifetime;
   };
 
   // NOT_FOUND when root is not a directory. Does not scan or load.

@@ -120,6 +120,47 @@ Metrics::VersionSeries& Metrics::SeriesOf(absl::string_view model, absl::string_
   return *slot;
 }
 
+std::shared_ptr<void> Metrics::HoldVersionSeries(absl::string_view model,
+                                                 absl::string_view version) {
+  VersionSeries& series = SeriesOf(model, version);
+  {
+    absl::MutexLock lock(&series_mu_);
+    ++series.holders;
+  }
+  // A non-null token whose deleter gives the hold back.
+  return std::shared_ptr<void>(
+      this, [this, model = std::string(model), version = std::string(version)](void*) {
+        ReleaseVersionSeries(model, version);
+      });
+}
+
+namespace {
+
+template <typename T>
+void RemoveSeries(prometheus::Family<T>* family, std::atomic<T*>& slot) {
+  if (T* series = slot.exchange(nullptr)) family->Remove(series);
+}
+
+}  // namespace
+
+void Metrics::ReleaseVersionSeries(const std::string& model, const std::string& version) {
+  absl::MutexLock lock(&series_mu_);
+  auto by_model = version_series_.find(model);
+  if (by_model == version_series_.end()) return;
+  auto it = by_model->second.find(version);
+  if (it == by_model->second.end() || --it->second->holders > 0) return;
+  VersionSeries& series = *it->second;
+  RemoveSeries(durations_, series.duration);
+  RemoveSeries(queue_durations_, series.queue);
+  RemoveSeries(compute_durations_, series.compute);
+  RemoveSeries(batch_requests_, series.batch_requests);
+  RemoveSeries(batch_rows_, series.batch_rows);
+  for (auto& slot : series.requests) RemoveSeries(requests_, slot);
+  for (auto& slot : series.rejections) RemoveSeries(rejections_, slot);
+  by_model->second.erase(it);
+  if (by_model->second.empty()) version_series_.erase(by_model);
+}
+
 prometheus::Counter& Metrics::RequestCounter(VersionSeries& series, absl::StatusCode code) {
   size_t index = static_cast<size_t>(code);
   if (index >= series.requests.size()) index = static_cast<size_t>(absl::StatusCode::kUnknown);

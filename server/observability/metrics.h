@@ -98,6 +98,17 @@ class Metrics {
   void RecordBatch(absl::string_view model, absl::string_view version, int64_t requests,
                    int64_t rows);
 
+  // Keeps the series of (model, version) while a returned handle lives. When
+  // the last handle of a (model, version) goes, its request, queue, compute,
+  // batch and rejection series leave /metrics, so that versions reloaded for
+  // months do not keep every old version's histograms. Release a handle only
+  // once nothing records for that (model, version) any more (the repository
+  // releases it after the version's Model, whose drain runs the last
+  // recording callbacks, is destroyed). Series recorded without a handle
+  // (unknown models, version "") stay.
+  [[nodiscard]] std::shared_ptr<void> HoldVersionSeries(absl::string_view model,
+                                                        absl::string_view version);
+
   // Adds series read at every scrape (and by Serialize) until the returned
   // registration is destroyed; destroy it before what the collectable reads
   // goes away, and before this Metrics.
@@ -124,6 +135,7 @@ class Metrics {
   // exported, as with plain Family::Add), then never changes.
   struct VersionSeries {
     prometheus::Labels labels;  // model, version
+    int holders = 0;            // HoldVersionSeries handles alive (guarded by series_mu_)
     std::atomic<prometheus::Histogram*> duration{nullptr};
     std::atomic<prometheus::Histogram*> queue{nullptr};
     std::atomic<prometheus::Histogram*> compute{nullptr};
@@ -133,6 +145,7 @@ class Metrics {
     std::array<std::atomic<prometheus::Counter*>, kRejectionReasonCount> rejections{};
   };
   VersionSeries& SeriesOf(absl::string_view model, absl::string_view version);
+  void ReleaseVersionSeries(const std::string& model, const std::string& version);
   prometheus::Counter& RequestCounter(VersionSeries& series, absl::StatusCode code);
 
   std::shared_ptr<prometheus::Registry> registry_;
