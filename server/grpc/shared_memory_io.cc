@@ -53,8 +53,8 @@ absl::StatusOr<ShmRef> ParseRef(const ParamMap& params) {
 // "model 'mlp': input 'x': <message>", as the other request errors read.
 absl::Status Where(const inference::ModelInferRequest& request, const char* role,
                    const std::string& name, const absl::Status& s) {
-  return absl::Status(s.code(), absl::StrCat("model '", request.model_name(), "': ", role, " '", name,
-                                             "': ", s.message()));
+  return absl::Status(s.code(), absl::StrCat("model '", request.model_name(), "': ", role, " '",
+                                             name, "': ", s.message()));
 }
 
 }  // namespace
@@ -87,16 +87,20 @@ absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> InlineSharedMemory
       }
       const int index = by_position ? i : next_raw++;
       if (index >= raw_count) {
-        return Where(request, "input", input.name(), absl::InvalidArgumentError("no raw_input_contents"));
+        return Where(request, "input", input.name(),
+                     absl::InvalidArgumentError("no raw_input_contents"));
       }
       *raw = request.raw_input_contents(index);
       continue;
     }
     auto region = registry.Get(ref->region);
     if (!region.ok()) return Where(request, "input", input.name(), region.status());
-    auto bytes = (*region)->Slice(ref->offset, ref->byte_size);
-    if (!bytes.ok()) return Where(request, "input", input.name(), bytes.status());
-    raw->assign(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    // The range is checked before the buffer is sized from it.
+    auto range = (*region)->Slice(ref->offset, ref->byte_size);
+    if (!range.ok()) return Where(request, "input", input.name(), range.status());
+    raw->resize(ref->byte_size);
+    absl::Status read = (*region)->ReadInto(ref->offset, ref->byte_size, raw->data());
+    if (!read.ok()) return Where(request, "input", input.name(), read);
     auto* params = out->mutable_inputs(i)->mutable_parameters();
     params->erase(kRegion);
     params->erase(kByteSize);
@@ -140,9 +144,9 @@ absl::Status WriteSharedMemoryOutputs(const inference::ModelInferRequest& reques
                                                            " bytes, shared_memory_byte_size is ",
                                                            target->second.byte_size)));
     }
-    auto bytes = target->second.region->Slice(target->second.offset, raw->size());
-    if (!bytes.ok()) return Where(request, "output", name, bytes.status());
-    if (!raw->empty()) std::memcpy(bytes->data(), raw->data(), raw->size());
+    absl::Status written =
+        target->second.region->WriteFrom(target->second.offset, raw->data(), raw->size());
+    if (!written.ok()) return Where(request, "output", name, written);
     raw->clear();
     auto* params = response->mutable_outputs(i)->mutable_parameters();
     for (const auto& wanted : request.outputs()) {

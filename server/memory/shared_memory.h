@@ -42,6 +42,13 @@ class SharedMemoryRegion {
   // Bytes [offset, offset + size) of the region (offset is relative to the
   // registered offset). INVALID_ARGUMENT when that range leaves the region.
   absl::StatusOr<absl::Span<uint8_t>> Slice(uint64_t offset, uint64_t size) const;
+  // Copy bytes [offset, offset + size) of the region to `dst`, or `src` into
+  // them, with Slice's range check. The owner may shrink the object after
+  // registering it, and touching the pages past its new end raises SIGBUS:
+  // these copies catch it (a process-wide SIGBUS handler that only acts on a
+  // thread inside one of them) and return INVALID_ARGUMENT naming the region.
+  absl::Status ReadInto(uint64_t offset, uint64_t size, void* dst) const;
+  absl::Status WriteFrom(uint64_t offset, const void* src, uint64_t size) const;
 
  private:
   friend class SharedMemoryRegistry;

@@ -22,8 +22,8 @@ class SharedMemoryTest : public ::testing::Test {
     const int fd = shm_open(key_.c_str(), O_CREAT | O_RDWR, 0600);
     ASSERT_GE(fd, 0);
     ASSERT_EQ(ftruncate(fd, 4096), 0);
-    mapping_ = static_cast<uint8_t*>(
-        mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    mapping_ =
+        static_cast<uint8_t*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
     close(fd);
     ASSERT_NE(mapping_, MAP_FAILED);
   }
@@ -49,6 +49,32 @@ TEST_F(SharedMemoryTest, SliceSeesTheClientsBytesAtTheOffset) {
   ASSERT_TRUE(out.ok());
   (*out)[0] = 'x';
   EXPECT_EQ(mapping_[96], 'x');
+}
+
+TEST_F(SharedMemoryTest, CopiesSurviveTheOwnerTruncatingTheObject) {
+  std::memcpy(mapping_ + 8, "abcd", 4);
+  SharedMemoryRegistry registry;
+  ASSERT_TRUE(registry.Register("r", key_, 0, 4096).ok());
+  auto region = registry.Get("r");
+  ASSERT_TRUE(region.ok());
+  char got[4] = {};
+  ASSERT_TRUE((*region)->ReadInto(8, 4, got).ok());
+  EXPECT_EQ(std::string(got, 4), "abcd");
+  ASSERT_TRUE((*region)->WriteFrom(16, "wxyz", 4).ok());
+  EXPECT_EQ(std::memcmp(mapping_ + 16, "wxyz", 4), 0);
+  // The owner shrinks the object: its pages are gone from every mapping.
+  const int fd = shm_open(key_.c_str(), O_RDWR, 0);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 0), 0);
+  close(fd);
+  absl::Status read = (*region)->ReadInto(8, 4, got);
+  EXPECT_EQ(read.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(read.message(), HasSubstr("region 'r': bytes [8, 12) are gone"));
+  absl::Status written = (*region)->WriteFrom(0, "wxyz", 4);
+  EXPECT_EQ(written.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(written.message(), HasSubstr("truncated after it was registered"));
+  // Range checks still come first.
+  EXPECT_THAT((*region)->ReadInto(4090, 16, got).message(), HasSubstr("exceed its byte_size 4096"));
 }
 
 TEST_F(SharedMemoryTest, SliceOutsideTheRegionIsInvalid) {
