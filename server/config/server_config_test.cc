@@ -233,3 +233,34 @@ TEST(ServerConfigTest, DuplicateKeysAreRefusedNamingFileKeyAndBothLines) {
 
 }  // namespace
 }  // namespace onyx::server
+
+namespace onyx::server {
+namespace {
+
+TEST(ServerConfigTest, AliasesAndDeepNestingAreRefusedBeforeAnyWalk) {
+  // Ten levels of ten aliases each: 10^10 nodes to any recursive walk.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'j'; ++c) {
+    bomb += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 10; ++i) bomb += std::string(i ? ", *" : "*") + static_cast<char>(c - 1);
+    bomb += "]\n";
+  }
+  absl::StatusOr<ServerConfig> config = ParseServerConfig(bomb + "log_level: *j\n", "bomb.yaml");
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(config.status().message(),
+            "bomb.yaml: line 2, column 8: aliases (*name) are not accepted in configuration; write "
+            "the value out");
+  const std::string deep = "log_level: " + std::string(10000, '[') + std::string(10000, ']') + "\n";
+  config = ParseServerConfig(deep, "deep.yaml");
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(config.status().message(),
+              HasSubstr("deep.yaml: line 1, column 75: lists and mappings nested more "
+                        "than 64 deep"));
+  // 64 levels with the top mapping are fine as YAML (the key then has the wrong type).
+  config = ParseServerConfig("log_level: " + std::string(63, '[') + std::string(63, ']') + "\n",
+                             "ok.yaml");
+  EXPECT_THAT(config.status().message(), HasSubstr("key 'log_level'"));
+}
+
+}  // namespace
+}  // namespace onyx::server

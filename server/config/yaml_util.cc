@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onyx/status_macros.h"
+#include "yaml-cpp/eventhandler.h"
+#include "yaml-cpp/parser.h"
 
 namespace onyx::server::yaml_util {
 
@@ -39,9 +41,9 @@ absl::Status CheckNoDuplicateKeys(const YAML::Node& node, absl::string_view sour
       const int line = it->first.Mark().line + 1;
       auto [seen, inserted] = first_line.emplace(key, line);
       if (!inserted) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(source, ": duplicate key '", key_path, "' at line ", line,
-                         " (first given at line ", seen->second, "); give each key once"));
+        return absl::InvalidArgumentError(absl::StrCat(source, ": duplicate key '", key_path,
+                                                       "' at line ", line, " (first given at line ",
+                                                       seen->second, "); give each key once"));
       }
       RETURN_IF_ERROR(CheckNoDuplicateKeys(it->second, source, key_path));
     }
@@ -53,10 +55,66 @@ absl::Status CheckNoDuplicateKeys(const YAML::Node& node, absl::string_view sour
   return absl::OkStatus();
 }
 
+// Configuration needs neither aliases nor deep nesting, and both let a small
+// document cost without bound: an alias bomb (aliases of aliases) expands
+// exponentially in every walk of the node graph, and nesting thousands deep
+// exhausts the stack of recursive walks. Refused from the parser's events,
+// before any node graph is built.
+constexpr int kMaxYamlDepth = 64;
+
+struct YamlRefusal {
+  YAML::Mark mark;
+  std::string what;
+};
+
+class ShapeGuard : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    throw YamlRefusal{mark,
+                      "aliases (*name) are not accepted in configuration; write the value out"};
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Enter(mark);
+  }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Enter(mark);
+  }
+  void OnMapEnd() override { --depth_; }
+
+ private:
+  void Enter(const YAML::Mark& mark) {
+    if (++depth_ > kMaxYamlDepth) {
+      throw YamlRefusal{
+          mark, absl::StrCat("lists and mappings nested more than ", kMaxYamlDepth, " deep")};
+    }
+  }
+  int depth_ = 0;
+};
+
 }  // namespace
 
 absl::StatusOr<YAML::Node> ParseDocument(absl::string_view text, absl::string_view source) {
   YAML::Node root;
+  try {
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    ShapeGuard guard;
+    parser.HandleNextDocument(guard);
+  } catch (const YamlRefusal& refusal) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": line ", refusal.mark.line + 1,
+                                                   ", column ", refusal.mark.column + 1, ": ",
+                                                   refusal.what));
+  } catch (const YAML::Exception&) {
+    // Reported with its position by YAML::Load below.
+  }
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
