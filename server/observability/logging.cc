@@ -8,8 +8,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "spdlog/sinks/stdout_sinks.h"
+#include "spdlog/pattern_formatter.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
 
 namespace onyx::server {
@@ -123,6 +124,36 @@ void JsonLineFormatter::format(const spdlog::details::log_msg& msg, spdlog::memo
   dest.append(line.data(), line.data() + line.size());
 }
 
+OneLineTextFormatter::OneLineTextFormatter()
+    : pattern_(std::make_unique<spdlog::pattern_formatter>()) {}
+
+void OneLineTextFormatter::format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) {
+  const absl::string_view payload(msg.payload.data(), msg.payload.size());
+  bool clean = true;
+  for (unsigned char c : payload) clean = clean && c >= 0x20 && c != 0x7f;
+  if (clean) return pattern_->format(msg, dest);
+  std::string escaped;
+  escaped.reserve(payload.size() + 16);
+  for (unsigned char c : payload) {
+    if (c == '\n') {
+      escaped.append("\\n");
+    } else if (c == '\r') {
+      escaped.append("\\r");
+    } else if (c < 0x20 || c == 0x7f) {
+      absl::StrAppend(&escaped, "\\x", absl::Hex(c, absl::kZeroPad2));
+    } else {
+      escaped.push_back(static_cast<char>(c));
+    }
+  }
+  spdlog::details::log_msg copy = msg;
+  copy.payload = spdlog::string_view_t(escaped.data(), escaped.size());
+  pattern_->format(copy, dest);
+}
+
+std::unique_ptr<spdlog::formatter> OneLineTextFormatter::clone() const {
+  return std::make_unique<OneLineTextFormatter>();
+}
+
 std::unique_ptr<spdlog::formatter> JsonLineFormatter::clone() const {
   return std::make_unique<JsonLineFormatter>();
 }
@@ -131,9 +162,9 @@ absl::Status ConfigureLogging(const LoggingOptions& options) {
   const spdlog::level::level_enum level = spdlog::level::from_str(options.level);
   // from_str maps unknown names to "off"; only "off" itself may mean off.
   if (level == spdlog::level::off && options.level != "off") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "log level: expected one of trace, debug, info, warn, error, received '", options.level,
-        "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("log level: expected one of trace, debug, info, warn, error, received '",
+                     options.level, "'"));
   }
   spdlog::sink_ptr sink;
   if (options.json) {
@@ -141,6 +172,7 @@ absl::Status ConfigureLogging(const LoggingOptions& options) {
     sink->set_formatter(std::make_unique<JsonLineFormatter>());
   } else {
     sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    sink->set_formatter(std::make_unique<OneLineTextFormatter>());
   }
   spdlog::drop("onyxd");
   spdlog::drop(kRequestLogger);
@@ -167,8 +199,8 @@ bool RequestLogSampler::Sample() const {
   // Each thread seeds its own generator once from a shared counter; draws
   // touch only thread-local state.
   static std::atomic<uint64_t> next_seed{0x6A09E667F3BCC908ull};
-  thread_local uint64_t state = next_seed.fetch_add(0x9E3779B97F4A7C15ull,
-                                                    std::memory_order_relaxed);
+  thread_local uint64_t state =
+      next_seed.fetch_add(0x9E3779B97F4A7C15ull, std::memory_order_relaxed);
   return SplitMix64(&state) < threshold_;
 }
 

@@ -36,6 +36,20 @@ absl::Status ConfigureLogging(const LoggingOptions& options);
 // Appends `text` as a JSON string literal (with the quotes) to `out`.
 void AppendJsonString(absl::string_view text, std::string* out);
 
+// spdlog's default text pattern with every message on one line: newlines,
+// carriage returns and other control characters in the message (a checker
+// error spanning lines, a client's request id) are written as \n, \r and
+// \xNN, so a reader of the log can trust that each line is one record.
+class OneLineTextFormatter final : public spdlog::formatter {
+ public:
+  OneLineTextFormatter();
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override;
+  std::unique_ptr<spdlog::formatter> clone() const override;
+
+ private:
+  std::unique_ptr<spdlog::formatter> pattern_;
+};
+
 // spdlog formatter writing one JSON object per message (see the file comment).
 // Thread-compatible, as spdlog requires of formatters (sinks serialize calls).
 class JsonLineFormatter final : public spdlog::formatter {

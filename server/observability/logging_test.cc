@@ -1,5 +1,6 @@
 #include "server/observability/logging.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <sstream>
@@ -43,15 +44,31 @@ TEST(LoggingTest, FormatterWritesOneJsonObjectPerLine) {
   sink->set_formatter(std::make_unique<JsonLineFormatter>());
   spdlog::logger logger("unit \"test\"", sink);
   // 2021-03-04T05:06:07.000089Z is 1614834367 s after the epoch.
-  spdlog::details::log_msg msg(
-      spdlog::source_loc{}, "unit \"test\"", spdlog::level::warn,
-      "line 1\n\"quoted\"\tand \\ \x02 end");
+  spdlog::details::log_msg msg(spdlog::source_loc{}, "unit \"test\"", spdlog::level::warn,
+                               "line 1\n\"quoted\"\tand \\ \x02 end");
   msg.time = std::chrono::system_clock::time_point(std::chrono::microseconds(1614834367000089));
   sink->log(msg);
   EXPECT_EQ(stream.str(),
             R"({"ts":"2021-03-04T05:06:07.000089Z","level":"warning","logger":"unit \"test\"",)"
             R"("msg":"line 1\n\"quoted\"\tand \\ \u0002 end"})"
             "\n");
+}
+
+TEST(LoggingTest, TextFormatterKeepsEachRecordOnOneLine) {
+  std::ostringstream stream;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(stream);
+  sink->set_formatter(std::make_unique<OneLineTextFormatter>());
+  spdlog::details::log_msg msg(spdlog::source_loc{}, "onyxd", spdlog::level::warn,
+                               "checker: bad node\n==> Context: Name: add\r\x01 end");
+  sink->log(msg);
+  spdlog::details::log_msg plain(spdlog::source_loc{}, "onyxd", spdlog::level::info,
+                                 "plain message");
+  sink->log(plain);
+  const std::string text = stream.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "[warning] checker: bad node\\n==> Context: Name: add\\r\\x01 end\n"));
+  EXPECT_THAT(text, ::testing::HasSubstr("[info] plain message\n"));
 }
 
 TEST(LoggingTest, RequestLineNamesEveryField) {
