@@ -33,8 +33,6 @@ maximum in the last sixth as in the first).
 import argparse
 import collections
 import heapq
-import json
-import multiprocessing
 import os
 import statistics
 import sys
@@ -52,6 +50,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "reliability"))
 import python_client_test as base  # noqa: E402
 from ledger import Ledger, gauge_sum, sample_process, scrape  # noqa: E402
+from liveness import LivenessProbe  # noqa: E402
 
 IN, HIDDEN, OUT = 64, 128, 16
 RPC_TIMEOUT_S = 10.0
@@ -85,34 +84,6 @@ def write(path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb" if isinstance(data, bytes) else "w") as f:
         f.write(data)
-
-
-def prober(stub_dir, address, stop, result_path):
-    """In a process of its own: ServerLive and health Check every 250 ms."""
-    import grpc
-    sys.path.insert(0, stub_dir)
-    import grpc_service_pb2 as pb
-    import grpc_service_pb2_grpc as pbg
-    import health_pb2 as hpb
-    import health_pb2_grpc as hpbg
-    channel = grpc.insecure_channel(address)
-    stub, health = pbg.GRPCInferenceServiceStub(channel), hpbg.HealthStub(channel)
-    latencies, failures = [], []
-    while not stop.is_set():
-        for name, call in (("ServerLive", lambda: stub.ServerLive(pb.ServerLiveRequest(), timeout=2.0).live),
-                           ("Check", lambda: health.Check(hpb.HealthCheckRequest(), timeout=2.0).status == 1)):
-            t0 = time.monotonic()
-            try:
-                ok = call()
-            except grpc.RpcError as e:
-                ok = False
-                failures.append("%s: %s" % (name, e.code()))
-            latencies.append((time.monotonic() - t0) * 1e3)
-            if not ok and len(failures) < 20:
-                failures.append("%s answered not live/serving" % name)
-        stop.wait(0.25)
-    with open(result_path, "w") as f:
-        json.dump({"latencies_ms": latencies, "failures": failures}, f)
 
 
 class Canceller(threading.Thread):
@@ -185,12 +156,7 @@ def drive(args, mods, proc, address, metrics_address, repo, soak_bytes, weights,
     canceller = Canceller()
     canceller.start()
 
-    mp = multiprocessing.get_context("spawn")
-    probe_stop = mp.Event()
-    probe_path = os.path.join(os.path.dirname(repo), "probe.json")
-    probe = mp.Process(target=prober, args=(os.path.join(os.path.dirname(repo), "stubs"), address, probe_stop,
-                                            probe_path))
-    probe.start()
+    probe = LivenessProbe(os.path.join(os.path.dirname(repo), "stubs"), address)
 
     versions, versions_lock = collections.Counter(), threading.Lock()
 
@@ -283,11 +249,12 @@ def drive(args, mods, proc, address, metrics_address, repo, soak_bytes, weights,
         time.sleep(0.1)
     time.sleep(1.0)
     gauges = scrape(metrics_address) if proc.poll() is None else {}
-    probe_stop.set()
-    probe.join(timeout=30)
-    probe_result = json.load(open(probe_path)) if os.path.exists(probe_path) else {"latencies_ms": [],
-                                                                                      "failures": ["no result"]}
+    probe_result = probe.stop()
     client.channel.close()
+    if args.samples_out:
+        with open(args.samples_out, "w") as f:
+            f.write("seconds,rss_bytes,threads,fds\n")
+            f.writelines("%.1f,%d,%d,%d\n" % (s.t, s.rss_bytes, s.threads, s.fds) for s in samples)
     return evaluate(args, ledger, reloads, samples, gauges, probe_result, proc, versions)
 
 
@@ -352,6 +319,9 @@ def evaluate(args, ledger, reloads, samples, gauges, probe, proc, versions):
         "| RSS after warm-up | %s MB -> %s MB, drift %.2f%% |" % (
             "%.1f" % (warm[0].rss_bytes / 2**20) if warm else "?", "%.1f" % (warm[-1].rss_bytes / 2**20) if warm
             else "?", drift * 100),
+        "| RSS over the run (MB, each sixth after warm-up) | %s |" % " ".join(
+            "%.1f" % (warm[min(len(warm) - 1, i * max(1, len(warm) // 6))].rss_bytes / 2**20) for i in range(7))
+        if warm else "?",
         "| threads / fds | %s / %s (min-max after warm-up) |" % (
             "%d-%d" % (min(s.threads for s in warm), max(s.threads for s in warm)) if warm else "?",
             "%d-%d" % (min(s.fds for s in warm), max(s.fds for s in warm)) if warm else "?"),
@@ -370,6 +340,7 @@ def main():
     ap.add_argument("--cancel-fraction", type=float, default=0.1)
     ap.add_argument("--warmup-s", type=float, default=None, help="default: a third of the run, at most 120 s")
     ap.add_argument("--report", help="append the report table (markdown) to this file")
+    ap.add_argument("--samples-out", help="write onyxd's RSS, threads and descriptors every 5 s here (CSV)")
     args = ap.parse_args()
     if args.warmup_s is None:
         args.warmup_s = min(120.0, args.minutes * 20.0)

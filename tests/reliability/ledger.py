@@ -79,10 +79,12 @@ class Ledger:
                     c[(self._model[rid], outcomes[0])] += 1
             return dict(c)
 
-    def violations(self, allowed=("OK",), limit=10):
-        """Human-readable invariant violations, at most `limit` per kind, with totals."""
+    def violations(self, allowed=("OK",), limit=10, include_pending=True):
+        """Human-readable invariant violations, at most `limit` per kind, with
+        totals. include_pending=False (while traffic still runs) leaves out
+        RPCs without a status yet."""
         with self._lock:
-            lost = [rid for rid in range(self._next) if not self._outcomes.get(rid)]
+            lost = [rid for rid in range(self._next) if not self._outcomes.get(rid)] if include_pending else []
             repeated = [rid for rid, o in self._outcomes.items() if len(o) > 1]
             unexpected = [(rid, o[0]) for rid, o in self._outcomes.items()
                           if o and o[0] not in allowed and not (o[0] == "CANCELLED" and rid in self._cancelled)]
