@@ -55,6 +55,41 @@ TEST(MetricsTest, CountsRequestsByModelVersionAndCode) {
   EXPECT_TRUE((*metrics)->ListeningPorts().empty());
 }
 
+TEST(MetricsTest, AVersionsSeriesLeaveWithItsLastHold) {
+  absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  Metrics& m = **metrics;
+  std::shared_ptr<void> first = m.HoldVersionSeries("mlp", "3");
+  std::shared_ptr<void> second = m.HoldVersionSeries("mlp", "3");  // a reload of the same version
+  std::shared_ptr<void> other = m.HoldVersionSeries("mlp", "4");
+  m.RecordRequest("mlp", "3", absl::StatusCode::kOk, 0.001);
+  m.RecordRequest("mlp", "3", absl::ResourceExhaustedError("full"), 0.001);
+  m.RecordTiming("mlp", "3", 0.0001, 0.001);
+  m.RecordBatch("mlp", "3", 2, 5);
+  m.RecordRequest("mlp", "4", absl::StatusCode::kOk, 0.001);
+  m.RecordRequest("mlp", "", absl::StatusCode::kNotFound, 0.001);
+  first.reset();
+  std::string text = m.Serialize();
+  EXPECT_THAT(text, HasSubstr("onyx_batch_rows_count{model=\"mlp\",version=\"3\"} 1"));
+  second.reset();
+  text = m.Serialize();
+  for (const char* name :
+       {"onyx_requests_total", "onyx_request_duration_seconds_count",
+        "onyx_queue_duration_seconds_count", "onyx_compute_duration_seconds_count",
+        "onyx_batch_requests_count", "onyx_batch_rows_count"}) {
+    EXPECT_THAT(text, Not(HasSubstr(std::string(name) + "{model=\"mlp\",version=\"3\"}"))) << name;
+  }
+  EXPECT_THAT(text, Not(HasSubstr("version=\"3\"")));
+  EXPECT_THAT(text, HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\",version=\"4\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("onyx_requests_total{code=\"NOT_FOUND\",model=\"mlp\",version=\"\"} 1"));
+  // Held again (version 3 loaded anew), it counts from 0.
+  std::shared_ptr<void> again = m.HoldVersionSeries("mlp", "3");
+  m.RecordRequest("mlp", "3", absl::StatusCode::kOk, 0.001);
+  EXPECT_THAT(m.Serialize(),
+              HasSubstr("onyx_requests_total{code=\"OK\",model=\"mlp\",version=\"3\"} 1"));
+}
+
 TEST(MetricsTest, CountsRejectionsByReasonFromTheFinalStatus) {
   absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Create({});
   ASSERT_TRUE(metrics.ok()) << metrics.status();
