@@ -61,6 +61,21 @@ TEST(ValueCompareTest, HalfAndBFloat16AreConverted) {
   EXPECT_FALSE(CompareValues(b1, b2, {}, "y").ok());
 }
 
+TEST(ValueCompareTest, BFloat16AcceptsOneStepOfItsOwnPrecision) {
+  // Around 3.0 (0x4040) bfloat16 steps by 2^-6 = 0.015625: 0x4041 = 3.015625 is
+  // one step (rtol 1e-3 alone would refuse it), 0x4042 = 3.03125 two steps.
+  Tensor three = Make<uint16_t>(DataType::kBFloat16, {1}, {0x4040});
+  EXPECT_TRUE(CompareValues(three, Make<uint16_t>(DataType::kBFloat16, {1}, {0x4041}), {}, "y").ok());
+  EXPECT_TRUE(CompareValues(three, Make<uint16_t>(DataType::kBFloat16, {1}, {0x403F}), {}, "y").ok());
+  EXPECT_FALSE(CompareValues(three, Make<uint16_t>(DataType::kBFloat16, {1}, {0x4042}), {}, "y").ok());
+  // Below a power of two the step halves: from 0x3FFF (1.9921875) to 2.0 is one step.
+  EXPECT_TRUE(CompareValues(Make<uint16_t>(DataType::kBFloat16, {1}, {0x3FFF}),
+                            Make<uint16_t>(DataType::kBFloat16, {1}, {0x4000}), {}, "y")
+                  .ok());
+  // float16 keeps rtol alone (see above); float keeps it too.
+  EXPECT_FALSE(CompareValues(Floats({3.0f}), Floats({3.015625f}), {}, "y").ok());
+}
+
 TEST(ValueCompareTest, IntegersAreExact) {
   Tensor a = Make<int64_t>(DataType::kInt64, {2, 2}, {1, 2, 3, 4});
   Tensor b = Make<int64_t>(DataType::kInt64, {2, 2}, {1, 2, 3, 5});
