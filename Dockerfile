@@ -14,7 +14,7 @@
 FROM debian:12 AS runtime-base
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
-      libgrpc++1.51 libgrpc29 libprotobuf32 libonnx1 libdnnl2 libspdlog1.10 libfmt9 \
+      libgrpc++1.51 libgrpc29 libprotobuf32 libonnx1 libdnnl2 libhwy1 libspdlog1.10 libfmt9 \
       libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libyaml-cpp0.7 libgomp1 libabsl20220623 \
  && apt-get clean && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 65532 onyx \

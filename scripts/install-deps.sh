@@ -24,6 +24,7 @@ serve_packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libonnx-dev libabsl-dev libspdlog-dev prometheus-cpp-dev libyaml-cpp-dev
   libdnnl-dev ocl-icd-opencl-dev opencl-headers
+  libhwy-dev  # Highway: SIMD targets chosen at run time (providers/cpu/simd)
   python3 python3-onnx python3-numpy  # scripts/gen_demo_models.py writes the demo models at build time
 )
 

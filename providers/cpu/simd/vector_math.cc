@@ -1,0 +1,232 @@
+// Compiled once per SIMD target: foreach_target.h re-includes this file with
+// HWY_NAMESPACE set to each target's namespace; HWY_EXPORT and
+// HWY_DYNAMIC_DISPATCH pick the best one at the first call.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "providers/cpu/simd/vector_math.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep (must precede highway.h)
+
+#include <algorithm>
+#include <cstring>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+#include "providers/cpu/simd/vector_math.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace onyx::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
+
+// y = fn(x) over whole vectors, the tail through a padded block.
+template <class Fn>
+HWY_INLINE void Map(const float* x, float* y, int64_t n, Fn fn) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(fn(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
+    HWY_ALIGN float block[64] = {};  // 64 >= the widest target's lanes
+    std::memcpy(block, x + i, (n - i) * sizeof(float));
+    hn::Store(fn(d, hn::Load(d, block)), d, block);
+    std::memcpy(y + i, block, (n - i) * sizeof(float));
+  }
+}
+
+// e^x with std::exp's special values: Highway's Exp is valid up to 104 and
+// does not propagate NaN.
+HWY_INLINE V ExpV(D d, V x) {
+  const V clamped = hn::Min(x, hn::Set(d, 100.0f));
+  V y = hn::Exp(d, clamped);
+  y = hn::IfThenElse(hn::Gt(x, hn::Set(d, 88.72283935546875f)), hn::Set(d, HUGE_VALF), y);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+HWY_INLINE V LogV(D d, V x) {
+  // Subnormals scaled into the normal range first: Highway's Log reads the
+  // exponent field directly.
+  const auto tiny = hn::Lt(x, hn::Set(d, 1.17549435e-38f));
+  const V scaled = hn::IfThenElse(tiny, hn::Mul(x, hn::Set(d, 16777216.0f)), x);
+  V y = hn::Log(d, hn::Max(scaled, hn::Set(d, 1.17549435e-38f)));
+  y = hn::IfThenElse(tiny, hn::Sub(y, hn::Set(d, 16.635532333438687f)), y);  // 24 ln 2
+  y = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Set(d, -HUGE_VALF), y);
+  y = hn::IfThenElse(hn::Eq(x, hn::Set(d, HUGE_VALF)), x, y);
+  const V nan = hn::Set(d, __builtin_nanf(""));
+  y = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), nan, y);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+HWY_INLINE V TanhV(D d, V x) { return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, x)); }
+
+// 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: neither side overflows
+// or cancels.
+HWY_INLINE V SigmoidV(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V e = ExpV(d, hn::Neg(hn::Abs(x)));
+  const V s = hn::Div(one, hn::Add(one, e));
+  const V y = hn::IfThenElse(hn::Ge(x, hn::Zero(d)), s, hn::Mul(e, s));
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// erf(a) / a = P(a^2) on |a| <= 1 (least-squares fit in double on Chebyshev
+// nodes; 2.4 ulp worst in float evaluation).
+HWY_INLINE V ErfSmall(D d, V a) {
+  const V u = hn::Mul(a, a);
+  V p = hn::Set(d, -5.654111882e-04f);
+  p = hn::MulAdd(p, u, hn::Set(d, 4.923284092e-03f));
+  p = hn::MulAdd(p, u, hn::Set(d, -2.671639629e-02f));
+  p = hn::MulAdd(p, u, hn::Set(d, 1.128036511e-01f));
+  p = hn::MulAdd(p, u, hn::Set(d, -3.761234995e-01f));
+  p = hn::MulAdd(p, u, hn::Set(d, 1.128379127e+00f));
+  return hn::Mul(a, p);
+}
+
+// erfc(a) for a >= 1, given a^2 exactly as hi + lo: e^(-a^2) (1/a) G(1/a),
+// G fitted in double over t = 1/a in (0, 1] with G(0) = 1/sqrt(pi).
+HWY_INLINE V ErfcLarge(D d, V a, V square_hi, V square_lo) {
+  const V t = hn::Div(hn::Set(d, 1.0f), a);
+  V g = hn::Set(d, -1.590937260e-01f);
+  g = hn::MulAdd(g, t, hn::Set(d, 8.427536787e-01f));
+  g = hn::MulAdd(g, t, hn::Set(d, -1.841720281e+00f));
+  g = hn::MulAdd(g, t, hn::Set(d, 2.029107599e+00f));
+  g = hn::MulAdd(g, t, hn::Set(d, -9.345753065e-01f));
+  g = hn::MulAdd(g, t, hn::Set(d, -2.944894577e-01f));
+  g = hn::MulAdd(g, t, hn::Set(d, 5.162362969e-01f));
+  g = hn::MulAdd(g, t, hn::Set(d, -1.364774675e-02f));
+  g = hn::MulAdd(g, t, hn::Set(d, -2.811528787e-01f));
+  g = hn::MulAdd(g, t, hn::Set(d, -2.436822323e-05f));
+  g = hn::MulAdd(g, t, hn::Set(d, 5.641896856e-01f));
+  // e^-(hi + lo) = e^-hi (1 - lo), lo being below half an ulp of hi.
+  const V e = hn::Mul(hn::Exp(d, hn::Neg(hn::Min(square_hi, hn::Set(d, 104.0f)))),
+                      hn::NegMulAdd(square_lo, hn::Set(d, 1.0f), hn::Set(d, 1.0f)));
+  const V y = hn::Mul(hn::Mul(e, t), g);
+  return hn::IfThenElseZero(hn::Lt(square_hi, hn::Set(d, 104.0f)), y);
+}
+
+// a * a = hi + lo exactly (Dekker's product: a split into two 12-bit
+// halves, so it holds on targets without FMA too).
+HWY_INLINE void ExactSquare(D d, V a, V& hi, V& lo) {
+  const V c = hn::Mul(a, hn::Set(d, 4097.0f));
+  const V a_hi = hn::Sub(c, hn::Sub(c, a));
+  const V a_lo = hn::Sub(a, a_hi);
+  hi = hn::Mul(a, a);
+  const V cross = hn::Mul(hn::Add(a_hi, a_hi), a_lo);
+  lo = hn::Add(hn::Add(hn::Sub(hn::Mul(a_hi, a_hi), hi), cross), hn::Mul(a_lo, a_lo));
+}
+
+HWY_INLINE V ErfV(D d, V x) {
+  const V a = hn::Abs(x);
+  V hi, lo;
+  ExactSquare(d, a, hi, lo);
+  const V large = hn::Sub(hn::Set(d, 1.0f), ErfcLarge(d, hn::Max(a, hn::Set(d, 1.0f)), hi, lo));
+  const V y = hn::IfThenElse(hn::Le(a, hn::Set(d, 1.0f)), ErfSmall(d, a), large);
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::CopySign(y, x));
+}
+
+// x/2 (1 + erf(z)), z = x / sqrt 2. Below z = -1 the bracket is erfc(-z),
+// computed directly (1 + erf would cancel); z^2 = x^2 / 2 stays exact.
+HWY_INLINE V GeluErfV(D d, V x) {
+  const V half_x = hn::Mul(x, hn::Set(d, 0.5f));
+  const V z = hn::Mul(x, hn::Set(d, 0.70710678118654752f));
+  const V a = hn::Abs(z);
+  V hi, lo;
+  ExactSquare(d, x, hi, lo);
+  hi = hn::Mul(hi, hn::Set(d, 0.5f));
+  lo = hn::Mul(lo, hn::Set(d, 0.5f));
+  const V tail = ErfcLarge(d, hn::Max(a, hn::Set(d, 1.0f)), hi, lo);
+  const V one = hn::Set(d, 1.0f);
+  const V middle = hn::Add(one, ErfSmall(d, z));
+  const V bracket = hn::IfThenElse(hn::Le(a, one), middle,
+                                   hn::IfThenElse(hn::Lt(z, hn::Zero(d)), tail, hn::Sub(hn::Set(d, 2.0f), tail)));
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Mul(half_x, bracket));
+}
+
+// x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3): the same value as
+// x/2 (1 + tanh u) without its cancellation for negative x.
+HWY_INLINE V GeluTanhV(D d, V x) {
+  const V x2 = hn::Mul(x, x);
+  const V inner = hn::Mul(x, hn::MulAdd(x2, hn::Set(d, 0.044715f), hn::Set(d, 1.0f)));
+  const V u2 = hn::Mul(inner, hn::Set(d, 1.5957691216057308f));  // 2 sqrt(2/pi)
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Mul(x, SigmoidV(d, u2)));
+}
+
+HWY_INLINE V SiluV(D d, V x) { return hn::Mul(x, SigmoidV(d, x)); }
+
+void ExpArray(const float* x, float* y, int64_t n) {
+  Map(x, y, n, [](D d, V v) { return ExpV(d, v); });
+}
+void LogArray(const float* x, float* y, int64_t n) {
+  Map(x, y, n, [](D d, V v) { return LogV(d, v); });
+}
+void TanhArray(const float* x, float* y, int64_t n) {
+  Map(x, y, n, [](D d, V v) { return TanhV(d, v); });
+}
+void SigmoidArray(const float* x, float* y, int64_t n) {
+  Map(x, y, n, [](D d, V v) { return SigmoidV(d, v); });
+}
+void ErfArray(const float* x, float* y, int64_t n) {
+  Map(x, y, n, [](D d, V v) { return ErfV(d, v); });
+}
+void GeluErfArray(const float* x, float* y, int64_t n) {
+  Map(x, y, n, [](D d, V v) { return GeluErfV(d, v); });
+}
+void GeluTanhArray(const float* x, float* y, int64_t n) {
+  Map(x, y, n, [](D d, V v) { return GeluTanhV(d, v); });
+}
+void SiluArray(const float* x, float* y, int64_t n) {
+  Map(x, y, n, [](D d, V v) { return SiluV(d, v); });
+}
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace onyx::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace onyx::simd {
+
+HWY_EXPORT(ExpArray);
+HWY_EXPORT(LogArray);
+HWY_EXPORT(TanhArray);
+HWY_EXPORT(SigmoidArray);
+HWY_EXPORT(ErfArray);
+HWY_EXPORT(GeluErfArray);
+HWY_EXPORT(GeluTanhArray);
+HWY_EXPORT(SiluArray);
+HWY_EXPORT(TargetName);
+
+void Exp(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArray)(x, y, n); }
+void Log(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(LogArray)(x, y, n); }
+void Tanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhArray)(x, y, n); }
+void Sigmoid(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(SigmoidArray)(x, y, n); }
+void Erf(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ErfArray)(x, y, n); }
+void GeluErf(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluErfArray)(x, y, n); }
+void GeluTanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(x, y, n); }
+void Silu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(SiluArray)(x, y, n); }
+
+std::string ActiveTarget() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+std::vector<std::string> RunnableTargets() {
+  std::vector<std::string> names;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) names.push_back(hwy::TargetName(target));
+  return names;
+}
+
+bool ForceTarget(const std::string& name) {
+  if (name.empty()) {
+    hwy::SetSupportedTargetsForTest(0);
+    return true;
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    if (name == hwy::TargetName(target)) {
+      hwy::SetSupportedTargetsForTest(target);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace onyx::simd
+#endif  // HWY_ONCE

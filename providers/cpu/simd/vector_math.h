@@ -1,0 +1,45 @@
+// Vectorised float32 math over arrays, compiled for every x86 SIMD target
+// Highway knows (SSSE3, SSE4, AVX2+FMA, AVX-512) and dispatched once, at first
+// use, to the best one the CPU runs; the binary itself stays baseline x86-64.
+//
+// Each function writes y[i] = f(x[i]) for i < n; x and y may be the same
+// array (in place) but must not otherwise overlap. Special values follow
+// std:: (NaN in, NaN out; Exp overflows to +inf; Log(0) = -inf, Log(<0) =
+// NaN). Accuracy against the exact result, measured over every 251st float
+// bit pattern on every target and asserted in vector_math_test.cc (ulp of the
+// float result; results below FLT_MIN within FLT_MIN absolute):
+//   Exp 1, Log 2, Tanh 3, Sigmoid 3, Erf 3, GeluErf 12 (1 + erf cancels near
+//   x = -1.4; below, the bracket is erfc computed directly, where 1 + erf
+//   would lose every digit), GeluTanh 4 for x >= -1 and Silu 4 for x >= -20;
+//   below those the result is e^u of an argument u rounded to float, so its
+//   relative error grows with |u|: GeluTanh 256 ulp, Silu 64 ulp (as in any
+//   float evaluation of these formulas).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace onyx::simd {
+
+void Exp(const float* x, float* y, int64_t n);
+void Log(const float* x, float* y, int64_t n);
+void Tanh(const float* x, float* y, int64_t n);
+void Sigmoid(const float* x, float* y, int64_t n);  // 1 / (1 + e^-x)
+void Erf(const float* x, float* y, int64_t n);
+void GeluErf(const float* x, float* y, int64_t n);   // x/2 (1 + erf(x / sqrt 2))
+void GeluTanh(const float* x, float* y, int64_t n);  // x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+void Silu(const float* x, float* y, int64_t n);      // x / (1 + e^-x)
+
+// The SIMD target the functions above run on ("AVX3", "AVX2", "SSE4", ...).
+std::string ActiveTarget();
+
+// Every target compiled into the binary that this CPU can run, best first;
+// the tests pin each in turn with ForceTarget to check them all.
+std::vector<std::string> RunnableTargets();
+// Restricts dispatch to the named target from RunnableTargets(); an empty
+// name restores the default. Returns false for a name not in the list.
+// For tests: not safe while other threads call the functions.
+bool ForceTarget(const std::string& name);
+
+}  // namespace onyx::simd

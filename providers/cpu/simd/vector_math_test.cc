@@ -1,0 +1,183 @@
+// Accuracy of the vectorised math against double-precision references, over
+// every 251st float bit pattern (17 million values, both signs, subnormals to
+// infinities) on every SIMD target this CPU runs; the bounds asserted are the
+// ones vector_math.h states.
+#include "providers/cpu/simd/vector_math.h"
+
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <vector>
+
+namespace onyx::simd {
+namespace {
+
+using ArrayFn = void (*)(const float*, float*, int64_t);
+
+struct Case {
+  const char* name;
+  ArrayFn fn;
+  std::function<double(double)> reference;
+  double max_ulp;
+  // Below tail_below the result is e^u of a rounded argument u (|u| up to
+  // 100): tail_ulp there.
+  double tail_below = -INFINITY;
+  double tail_ulp = 0;
+};
+
+double SigmoidRef(double x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); }
+
+const std::vector<Case>& Cases() {
+  static const std::vector<Case> cases = {
+      {"Exp", Exp, [](double x) { return std::exp(x); }, 1},
+      {"Log", Log, [](double x) { return std::log(x); }, 2},
+      {"Tanh", Tanh, [](double x) { return std::tanh(x); }, 3},
+      {"Sigmoid", Sigmoid, SigmoidRef, 3},
+      {"Erf", Erf, [](double x) { return std::erf(x); }, 3},
+      {"GeluErf", GeluErf, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, 12},
+      {"GeluTanh", GeluTanh,
+       [](double x) { return x * SigmoidRef(2 * std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)); }, 4, -1, 256},
+      {"Silu", Silu, [](double x) { return x * SigmoidRef(x); }, 4, -20, 64},
+  };
+  return cases;
+}
+
+float FromBits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// |got - want| in units of the float spacing at want; results below FLT_MIN
+// count as exact within FLT_MIN (flush-to-zero territory); -1 = wrong special.
+double UlpError(float got, double want) {
+  if (std::isnan(want)) return std::isnan(got) ? 0 : -1;
+  if (std::isinf(static_cast<float>(want))) {
+    return got == static_cast<float>(want) ? 0 : -1;
+  }
+  if (std::isnan(got) || std::isinf(got)) return -1;
+  const double diff = std::fabs(got - want);
+  const double magnitude = std::fabs(want);
+  if (magnitude < FLT_MIN) return diff <= FLT_MIN ? 0 : diff / 0x1p-149;
+  const double ulp = std::ldexp(1.0, std::ilogb(static_cast<float>(magnitude)) - 23);
+  return diff / ulp;
+}
+
+struct Worst {
+  double ulp = 0;
+  float at = 0;
+};
+
+class VectorMathTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { ASSERT_TRUE(ForceTarget(GetParam())) << GetParam(); }
+  void TearDown() override { ForceTarget(""); }
+};
+
+TEST_P(VectorMathTest, EveryFunctionWithinItsStatedBound) {
+  ASSERT_EQ(ActiveTarget(), GetParam());
+  constexpr uint32_t kStride = 251;
+  constexpr int64_t kBlock = 4096;
+  std::vector<float> x(kBlock), y(kBlock);
+  for (const Case& c : Cases()) {
+    Worst worst, worst_tail;
+    int64_t wrong_specials = 0;
+    float wrong_at = 0;
+    uint64_t bits = 0;
+    while (bits <= 0xFFFFFFFFull) {
+      int64_t n = 0;
+      for (; n < kBlock && bits <= 0xFFFFFFFFull; ++n, bits += kStride) x[n] = FromBits(static_cast<uint32_t>(bits));
+      c.fn(x.data(), y.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const double e = UlpError(y[i], c.reference(x[i]));
+        if (e < 0) {
+          if (wrong_specials++ == 0) wrong_at = x[i];
+          continue;
+        }
+        Worst& w = x[i] < c.tail_below ? worst_tail : worst;
+        if (e > w.ulp) w = {e, x[i]};
+      }
+    }
+    std::cout << GetParam() << " " << c.name << ": max " << worst.ulp << " ulp at " << worst.at;
+    if (worst_tail.ulp > 0) std::cout << "; below " << c.tail_below << ": " << worst_tail.ulp << " ulp";
+    std::cout << "\n";
+    EXPECT_EQ(wrong_specials, 0) << c.name << " first wrong special value at x = " << wrong_at;
+    EXPECT_LE(worst.ulp, c.max_ulp) << c.name << " at x = " << worst.at;
+    EXPECT_LE(worst_tail.ulp, c.tail_ulp) << c.name << " at x = " << worst_tail.at;
+  }
+}
+
+TEST_P(VectorMathTest, SpecialValuesFollowStd) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {0.f, -0.f, inf, -inf, nan, 89.f, -104.f, 1e-45f};
+  std::vector<float> y(x.size());
+  Exp(x.data(), y.data(), x.size());
+  EXPECT_EQ(y[0], 1.f);
+  EXPECT_EQ(y[2], inf);
+  EXPECT_EQ(y[3], 0.f);
+  EXPECT_TRUE(std::isnan(y[4]));
+  EXPECT_EQ(y[5], inf);
+  EXPECT_EQ(y[6], 0.f);
+  Log(x.data(), y.data(), x.size());
+  EXPECT_EQ(y[0], -inf);
+  EXPECT_EQ(y[1], -inf);
+  EXPECT_EQ(y[2], inf);
+  EXPECT_TRUE(std::isnan(y[3]));
+  EXPECT_TRUE(std::isnan(y[4]));
+  EXPECT_NEAR(y[7], std::log(static_cast<double>(1e-45f)), 1e-4);
+  for (const Case& c : Cases()) {
+    c.fn(x.data(), y.data(), x.size());
+    EXPECT_TRUE(std::isnan(y[4])) << c.name << " of NaN";
+  }
+  Sigmoid(x.data(), y.data(), x.size());
+  EXPECT_EQ(y[2], 1.f);
+  EXPECT_EQ(y[3], 0.f);
+  Erf(x.data(), y.data(), x.size());
+  EXPECT_EQ(y[2], 1.f);
+  EXPECT_EQ(y[3], -1.f);
+  EXPECT_TRUE(std::signbit(y[1]));
+}
+
+// Lengths around the vector width and in place: the tail block gives the
+// same values as whole vectors.
+TEST_P(VectorMathTest, TailsAndInPlaceMatchWholeVectors) {
+  for (int64_t n : {0, 1, 3, 7, 8, 15, 16, 17, 33, 100}) {
+    std::vector<float> x(n), expected(n), got(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = -4.f + 0.37f * i;
+    for (const Case& c : Cases()) {
+      for (int64_t i = 0; i < n; ++i) c.fn(&x[i], &expected[i], 1);
+      c.fn(x.data(), got.data(), n);
+      // Bitwise: NaNs (Log of the negative inputs) compare equal too.
+      EXPECT_EQ(0, std::memcmp(got.data(), expected.data(), n * sizeof(float))) << c.name << " n=" << n;
+      std::vector<float> inplace = x;
+      c.fn(inplace.data(), inplace.data(), n);
+      EXPECT_EQ(0, std::memcmp(inplace.data(), expected.data(), n * sizeof(float))) << c.name << " in place, n=" << n;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, VectorMathTest, ::testing::ValuesIn(RunnableTargets()),
+                         [](const auto& info) { return info.param; });
+
+TEST(VectorMathDispatchTest, PicksTheBestTargetTheCpuRuns) {
+  const std::vector<std::string> targets = RunnableTargets();
+  ASSERT_FALSE(targets.empty());
+  EXPECT_EQ(ActiveTarget(), targets.front());
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    EXPECT_TRUE(ActiveTarget() == "AVX2" || ActiveTarget().rfind("AVX3", 0) == 0) << ActiveTarget();
+  }
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl")) {
+    EXPECT_EQ(ActiveTarget().rfind("AVX3", 0), 0u) << ActiveTarget();
+  }
+  EXPECT_FALSE(ForceTarget("NOT_A_TARGET"));
+}
+
+}  // namespace
+}  // namespace onyx::simd
