@@ -27,8 +27,25 @@ import onnx
 from onnx import numpy_helper
 
 RTOL, ATOL = 1e-3, 1e-4
-BEGIN = "<!-- bench/compare_ort: begin (written by bench/compare_ort/run.sh; replaced on rerun) -->"
-END = "<!-- bench/compare_ort: end -->"
+# Each set's section of RESULTS.md sits between its own markers.
+MARKERS = {
+    "cnn": ("<!-- bench/compare_ort: begin (written by bench/compare_ort/run.sh; replaced on rerun) -->",
+            "<!-- bench/compare_ort: end -->"),
+    "sequence": ("<!-- bench/compare_ort sequence: begin (written by bench/compare_ort/run.sh --set sequence; "
+                 "replaced on rerun) -->", "<!-- bench/compare_ort sequence: end -->"),
+}
+TITLES = {
+    "cnn": "CNNs vs ONNX Runtime: latency, session creation, peak RSS",
+    "sequence": "Transformers, recurrent and small models vs ONNX Runtime: latency, session creation, peak RSS",
+}
+DESCRIPTIONS = {
+    "cnn": "torchvision architectures and a U-Net/FPN segmenter, random weights with calibrated-then-perturbed "
+           "BatchNorm statistics, opset 17, dynamic batch",
+    "sequence": "BERT-base and a 4-layer BERT (seq 128, padding mask), a 6-layer GPT-2-style decoder with its "
+                "language-model head (seq 128, causal mask), ViT-B/16, 2-layer bidirectional LSTM and GRU (100 "
+                "steps), a 3-layer MLP; written as Hugging Face's and torchvision's modules are, random weights, "
+                "opset 17, dynamic batch and sequence",
+}
 
 
 def int_list(text):
@@ -84,51 +101,66 @@ class Runner:
     def pin(self, threads):
         return ["taskset", "-c", ",".join(str(c) for c in self.args.cpus[:threads])]
 
+    @staticmethod
+    def fixed_dims(model):
+        with open(os.path.join(os.path.dirname(model), "meta.json")) as f:
+            return json.load(f).get("fixed_dims", {})
+
     def onyx_bench(self, model, threads, batch):
         a = self.args
-        return run_json(self.pin(threads) + [a.onyx, "bench", model, "--threads", str(threads), "--batch", str(batch),
-                                             "--iterations", str(a.iterations), "--warmup", str(a.warmup),
-                                             "--op-stats"])
+        dims = [x for d, v in self.fixed_dims(model).items() for x in ("--dim", f"{d}={v}")]
+        return run_json(self.pin(threads) + [a.onyx, "bench", model, "--threads", str(threads), "--batch", str(batch)]
+                        + dims + ["--iterations", str(a.iterations), "--warmup", str(a.warmup), "--op-stats"])
 
     def ort_bench(self, model, threads, batch, inputs):
         a = self.args
+        dims = [x for d, v in self.fixed_dims(model).items() for x in ("--free-dim", f"{d}={v}")]
         return run_json(self.pin(threads) + ["node", os.path.join(self.here, "ort_bench.js"), model,
                                              "--inputs", json.dumps(inputs), "--threads", str(threads),
                                              "--free-dim", f"batch={batch}", "--iterations", str(a.iterations),
-                                             "--warmup", str(a.warmup)], env=self.env)
+                                             "--warmup", str(a.warmup)] + dims, env=self.env)
 
     def agreement(self, case):
-        """Max |onyx - ORT|, |onyx - torch|, |ORT - torch| and whether onyx agrees with ORT."""
+        """Max |onyx - ORT|, |onyx - torch|, |ORT - torch| over every output and whether onyx agrees with ORT."""
         data = os.path.join(case, "test_data_set_0")
         model = os.path.join(case, "model.onnx")
         with open(os.path.join(case, "meta.json")) as f:
             meta = json.load(f)
-        torch_out = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, "output_0.pb")))
+        torch_outs = [numpy_helper.to_array(onnx.load_tensor(os.path.join(data, f"output_{j}.pb")))
+                      for j in range(len(meta["outputs"]))]
         with tempfile.TemporaryDirectory() as tmp:
             p = subprocess.run(self.pin(1) + [self.args.onyx, "run", "--model", model, "--inputs", data,
                                               "--outputs", tmp, "--threads", "1"], capture_output=True, text=True)
             if p.returncode != 0:
                 return {"error": "onyx run: " + p.stderr.strip()[-300:]}
-            onyx_out = numpy_helper.to_array(onnx.load_tensor(os.path.join(tmp, "output_0.pb")))
-            dims = [meta["reference_batch"]] + meta["inputs"][0]["dims"][1:]
+            onyx_outs = [numpy_helper.to_array(onnx.load_tensor(os.path.join(tmp, f"output_{j}.pb")))
+                         for j in range(len(meta["outputs"]))]
+            specs = []
+            for i, spec in enumerate(meta["inputs"]):
+                stored = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, f"input_{i}.pb")))
+                specs.append({"name": spec["name"], "dtype": spec.get("dtype", "float32"), "dims": list(stored.shape),
+                              "file": f"input_{i}.bin"})
+                os.symlink(os.path.join(data, f"input_{i}.bin"), os.path.join(tmp, f"input_{i}.bin"))
             with open(os.path.join(tmp, "inputs.json"), "w") as f:
-                json.dump([{"name": meta["inputs"][0]["name"], "dtype": "float32", "dims": dims,
-                            "file": "input_0.bin"}], f)
-            os.symlink(os.path.join(data, "input_0.bin"), os.path.join(tmp, "input_0.bin"))
+                json.dump(specs, f)
             p = subprocess.run(self.pin(1) + ["node", os.path.join(self.here, "ort_bench.js"), model, "--run", tmp],
                                capture_output=True, text=True, env=self.env)
             if p.returncode != 0:
                 return {"error": "onnxruntime: " + p.stderr.strip()[-300:]}
             with open(os.path.join(tmp, "ort_outputs.json")) as f:
-                spec = json.load(f)[0]
-            ort_out = np.fromfile(os.path.join(tmp, spec["file"]), dtype=np.float32).reshape(spec["dims"])
-        if onyx_out.shape != ort_out.shape:
-            return {"error": f"onyx shape {onyx_out.shape} != ORT {ort_out.shape}"}
-        return {"onyx_vs_ort": float(np.abs(onyx_out - ort_out).max()),
-                "onyx_vs_torch": float(np.abs(onyx_out - torch_out).max()),
-                "ort_vs_torch": float(np.abs(ort_out - torch_out).max()),
-                "output_abs_max": float(np.abs(torch_out).max()),
-                "agree": bool(np.allclose(onyx_out, ort_out, rtol=RTOL, atol=meta.get("atol", ATOL)))}
+                ort_specs = json.load(f)
+            ort_outs = [np.fromfile(os.path.join(tmp, spec["file"]), dtype=np.float32).reshape(spec["dims"])
+                        for spec in ort_specs]
+        result = {"onyx_vs_ort": 0.0, "onyx_vs_torch": 0.0, "ort_vs_torch": 0.0, "output_abs_max": 0.0, "agree": True}
+        for onyx_out, ort_out, torch_out in zip(onyx_outs, ort_outs, torch_outs):
+            if onyx_out.shape != ort_out.shape:
+                return {"error": f"onyx shape {onyx_out.shape} != ORT {ort_out.shape}"}
+            result["onyx_vs_ort"] = max(result["onyx_vs_ort"], float(np.abs(onyx_out - ort_out).max()))
+            result["onyx_vs_torch"] = max(result["onyx_vs_torch"], float(np.abs(onyx_out - torch_out).max()))
+            result["ort_vs_torch"] = max(result["ort_vs_torch"], float(np.abs(ort_out - torch_out).max()))
+            result["output_abs_max"] = max(result["output_abs_max"], float(np.abs(torch_out).max()))
+            result["agree"] &= bool(np.allclose(onyx_out, ort_out, rtol=RTOL, atol=meta.get("atol", ATOL)))
+        return result
 
 
 def geomean(values):
@@ -215,14 +247,13 @@ def machine_notes():
 
 def render(args, results, agreement, other_share, started, elapsed):
     settings = [(t, b) for t in args.threads for b in args.batches]
-    lines = [BEGIN, f"## CNNs vs ONNX Runtime: latency, session creation, peak RSS ({started:%Y-%m-%d})", ""]
+    begin, end = MARKERS[args.set]
+    lines = [begin, f"## {TITLES[args.set]} ({started:%Y-%m-%d})", ""]
     lines.append(f"`{args.command}`" if args.command else "")
     cpu, cores = machine_notes()
     busy = other_share > 0.05
     lines += ["", f"{cpu}, {cores} CPUs; onyx {args.revision}; ONNX Runtime {args.ort_version} "
-              f"(onnxruntime-node, CPU). Models from `bench/compare_ort/gen_models.py` (torchvision "
-              f"architectures and a U-Net/FPN segmenter, random weights with calibrated-then-perturbed "
-              f"BatchNorm statistics, opset 17, dynamic batch). Each cell: {args.warmup} warm-up and "
+              f"(onnxruntime-node, CPU). Models from `bench/compare_ort/gen_models.py` ({DESCRIPTIONS[args.set]}). Each cell: {args.warmup} warm-up and "
               f"{args.iterations} timed runs per process; {args.rounds} round(s) of one onyx and one ONNX Runtime "
               f"process (order alternating), each engine's best round (smallest median) reported; both pinned with `taskset` to CPUs "
               f"{','.join(map(str, args.cpus[:max(args.threads)]))} (the first N for N threads), every input "
@@ -298,16 +329,17 @@ def render(args, results, agreement, other_share, started, elapsed):
             row.append("—")
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", f"Geometric means, onyx / ORT: session creation **{geomean(session_ratios):.2f}**, peak RSS "
-              f"**{geomean(rss_ratios):.2f}**, added memory **{geomean(added_ratios):.2f}**.", "", END]
+              f"**{geomean(rss_ratios):.2f}**, added memory **{geomean(added_ratios):.2f}**.", "", end]
     errors = [f"{k}: {v['error']}" for k, v in results.items() if "error" in v]
     return "\n".join(lines) + "\n", errors
 
 
-def write_results(path, section):
+def write_results(path, section, markers):
+    begin, end = markers
     text = open(path).read() if os.path.exists(path) else "# Benchmark results\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1]
         text = head + section.rstrip("\n") + tail
     else:
         # First entry: after the file's introduction, before its first section.
@@ -324,6 +356,7 @@ def main():
     p.add_argument("--peer", required=True, help="node_modules holding onnxruntime-node")
     p.add_argument("--models-dir", required=True)
     p.add_argument("--models", required=True, help="comma-separated names")
+    p.add_argument("--set", choices=sorted(MARKERS), default="cnn", help="which RESULTS.md section to write")
     p.add_argument("--threads", type=int_list, default=[1, 2])
     p.add_argument("--batches", type=int_list, default=[1, 8])
     p.add_argument("--iterations", type=positive, default=10)
@@ -359,7 +392,7 @@ def main():
     section, errors = render(args, results, agreement, other_load.share(), started, elapsed)
     print(section)
     if args.results:
-        write_results(args.results, section)
+        write_results(args.results, section, MARKERS[args.set])
         print(f"wrote the section of {args.results}", file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:

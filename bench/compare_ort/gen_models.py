@@ -1,7 +1,11 @@
 #!/usr/bin/python3
-"""Exports the CNN set of the onyx / ONNX Runtime comparison with torch.
+"""Exports the model sets of the onyx / ONNX Runtime comparison with torch.
 
-usage: gen_models.py OUT_DIR [--small] [--models a,b] [--list]
+usage: gen_models.py OUT_DIR [--small] [--set cnn|sequence] [--models a,b] [--list]
+
+Two sets: "cnn" (below) and "sequence" (sequence_models.py: BERT, a GPT-2-style
+decoder, ViT, LSTM, GRU, an MLP; several inputs, int64 token ids, a dynamic
+"sequence" dimension recorded in meta.json's "fixed_dims").
 
 Each model gets OUT_DIR/<name>/model.onnx (opset 17, dynamic batch dimension
 named "batch"), meta.json (input and output names, dtypes, dims with "batch"
@@ -39,6 +43,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision.models as tv
+
+from sequence_models import SEQUENCE_MODELS
 
 # Bump when a model's definition, weights or reference data change: models
 # written by another version are exported again.
@@ -268,27 +274,102 @@ def export(name, out_dir, small):
     return True
 
 
+def export_sequence(name, out_dir, small):
+    """A model of the sequence set: every input and output stored, the
+    "sequence" dimension dynamic in the graph and fixed in meta.json."""
+    build, make_inputs, output_names, build_small = SEQUENCE_MODELS[name]
+    meta_path = os.path.join(out_dir, name, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            if json.load(f).get("generator_version") == GENERATOR_VERSION:
+                return False
+    seed = 2000 + sorted(SEQUENCE_MODELS).index(name)
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    model = (build_small or build)() if small else build()
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.LayerNorm):
+                m.weight.copy_(torch.empty_like(m.weight).uniform_(0.6, 1.4, generator=generator))
+                m.bias.copy_(0.2 * torch.randn(m.bias.shape, generator=generator))
+            elif isinstance(m, nn.Embedding):
+                m.weight.normal_(0.0, 0.02, generator=generator)  # BERT's and GPT-2's initialiser
+            elif isinstance(m, nn.Linear) and not m.weight.any():
+                m.weight.normal_(0.0, 0.02, generator=generator)  # ViT's head starts at zero
+                m.bias.normal_(0.0, 0.02, generator=generator)
+    model.eval()
+    inputs = make_inputs(REFERENCE_BATCH, small, generator)
+    with torch.no_grad():
+        expected = model(*[t for _, t, _ in inputs])
+    expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+    path = os.path.join(out_dir, name)
+    data = os.path.join(path, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    dynamic = {}
+    fixed = {}
+    for input_name, tensor, dims in inputs:
+        dynamic[input_name] = {i: d for i, d in enumerate(dims) if isinstance(d, str)}
+        fixed.update({d: tensor.shape[i] for i, d in enumerate(dims) if isinstance(d, str) and d != "batch"})
+    for output_name, out in zip(output_names, expected):
+        # Outputs keep the batch dimension first and a token output the sequence second.
+        axes = {0: "batch"}
+        if "sequence" in fixed and out.dim() >= 2 and out.shape[1] == fixed["sequence"]:
+            axes[1] = "sequence"
+        dynamic[output_name] = axes
+    torch.onnx.export(model, tuple(t for _, t, _ in inputs), os.path.join(path, "model.onnx"), opset_version=OPSET,
+                      input_names=[n for n, _, _ in inputs], output_names=output_names, dynamic_axes=dynamic)
+    for i, (input_name, tensor, _) in enumerate(inputs):
+        save_tensor(os.path.join(data, f"input_{i}.pb"), tensor.numpy(), input_name)
+        tensor.numpy().tofile(os.path.join(data, f"input_{i}.bin"))
+    for j, (output_name, out) in enumerate(zip(output_names, expected)):
+        save_tensor(os.path.join(data, f"output_{j}.pb"), out.numpy(), output_name)
+    meta = {
+        "generator_version": GENERATOR_VERSION,
+        "name": name,
+        "set": "sequence",
+        "opset": OPSET,
+        "seed": seed,
+        "inputs": [{"name": n, "dtype": str(t.numpy().dtype), "dims": ["batch"] + list(d[1:])} for n, t, d in inputs],
+        "outputs": [{"name": n, "dtype": "float32", "dims": ["batch"] + list(o.shape[1:])}
+                    for n, o in zip(output_names, expected)],
+        "fixed_dims": fixed,
+        "reference_batch": REFERENCE_BATCH,
+        "output_abs_max": max(float(o.abs().max()) for o in expected),
+    }
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+    return True
+
+
+SETS = {"cnn": list(MODELS), "sequence": list(SEQUENCE_MODELS)}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("out_dir", nargs="?")
     p.add_argument("--small", action="store_true", help="64x64 versions for the CI agreement test")
-    p.add_argument("--models", default="", help="comma-separated subset (default: all)")
-    p.add_argument("--list", action="store_true", help="print the model names and exit")
+    p.add_argument("--set", choices=sorted(SETS), default="cnn", help="the model set (default: cnn)")
+    p.add_argument("--models", default="", help="comma-separated subset of the set (default: all of it)")
+    p.add_argument("--list", action="store_true", help="print the set's model names and exit")
     args = p.parse_args()
+    known = SETS[args.set]
     if args.list:
-        print(",".join(MODELS))
+        print(",".join(known))
         return 0
     if not args.out_dir:
         p.error("OUT_DIR is required")
-    names = [n for n in args.models.split(",") if n] or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
+    names = [n for n in args.models.split(",") if n] or known
+    unknown = [n for n in names if n not in known]
     if unknown:
-        print(f"gen_models.py: unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}", file=sys.stderr)
+        print(f"gen_models.py: unknown model(s) {', '.join(unknown)} in set '{args.set}'; known: {', '.join(known)}",
+              file=sys.stderr)
         return 2
     torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))
     warnings.filterwarnings("ignore", category=UserWarning)  # the exporter's notes on every model
+    warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     for name in names:
-        if export(name, args.out_dir, args.small):
+        exporter = export_sequence if name in SEQUENCE_MODELS else export
+        if exporter(name, args.out_dir, args.small):
             print(f"exported {name}", file=sys.stderr)
     return 0
 

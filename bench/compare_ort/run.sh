@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# onyx vs ONNX Runtime 1.30 (CPU, onnxruntime-node) on the CNN set of
+# onyx vs ONNX Runtime 1.30 (CPU, onnxruntime-node) on a model set of
 # gen_models.py: median latency at each thread count and batch, session
-# creation, peak RSS, output agreement; writes its section of bench/RESULTS.md.
+# creation, peak RSS, output agreement; writes the set's section of
+# bench/RESULTS.md.
 #
 #   bash bench/compare_ort/run.sh [flags]
-#     --models a,b        subset of the set (default: all; gen_models.py --list names them)
+#     --set cnn|sequence  the CNNs (default) or the transformer / recurrent / MLP set
+#     --models a,b        subset of the set (default: all; gen_models.py --set S --list names them)
 #     --threads 1,2       intra-op thread counts (default 1,2)
 #     --batches 1,8       batch sizes (default 1,8)
 #     --iterations K      timed runs per process (default 10)
@@ -23,6 +25,7 @@ here=$root/bench/compare_ort
 build=$root/build
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/onyx/compare_ort
 models=""
+set=cnn
 small=0
 results=$root/bench/RESULTS.md
 pass=()
@@ -30,6 +33,7 @@ recorded=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) models=$2; recorded+=("$1" "$2"); shift 2 ;;
+    --set) set=$2; recorded+=("$1" "$2"); shift 2 ;;
     --threads|--batches|--iterations|--warmup|--rounds|--cpus)
       [ $# -ge 2 ] || { echo "run.sh: missing value for $1" >&2; exit 2; }
       pass+=("$1" "$2"); recorded+=("$1" "$2"); shift 2 ;;
@@ -37,11 +41,12 @@ while [ $# -gt 0 ]; do
     --no-results) results=""; shift ;;
     --build) build=$(cd "$2" && pwd); shift 2 ;;
     --cache) cache=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[ -n "$models" ] || models=$(/usr/bin/python3 "$here/gen_models.py" --list)
+case "$set" in cnn|sequence) ;; *) echo "run.sh: --set expects cnn or sequence, received '$set'" >&2; exit 2 ;; esac
+[ -n "$models" ] || models=$(/usr/bin/python3 "$here/gen_models.py" --set "$set" --list)
 
 cmake --build "$build" --target onyx >/dev/null
 peer=$cache/ort_peer
@@ -54,16 +59,16 @@ NODE_PATH=$peer/node_modules node -e "require('onnxruntime-node')" ||
 
 if [ $small = 1 ]; then
   dir=$cache/models_small
-  /usr/bin/python3 "$here/gen_models.py" "$dir" --small --models "$models"
+  /usr/bin/python3 "$here/gen_models.py" "$dir" --small --set "$set" --models "$models"
 else
   dir=$cache/models
-  /usr/bin/python3 "$here/gen_models.py" "$dir" --models "$models"
+  /usr/bin/python3 "$here/gen_models.py" "$dir" --set "$set" --models "$models"
 fi
 
 # The table's own file does not make the tree it measures "dirty".
 revision=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$root" diff --quiet HEAD -- . ':!bench/RESULTS.md' 2>/dev/null || revision="$revision with local changes"
 exec /usr/bin/python3 "$here/compare.py" --onyx "$build/onyx" --peer "$peer/node_modules" \
-  --models-dir "$dir" --models "$models" "${pass[@]}" \
+  --models-dir "$dir" --set "$set" --models "$models" "${pass[@]}" \
   --results "$results" --json "$cache/last_run.json" --revision "$revision" \
   --command "bash bench/compare_ort/run.sh${recorded[*]:+ ${recorded[*]}}"

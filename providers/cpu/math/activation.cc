@@ -8,55 +8,66 @@
 #include "providers/cpu/math/broadcast.h"
 #include "providers/cpu/math/math_kernels.h"
 #include "providers/cpu/math/unary_kernel.h"
+#include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
 namespace {
 
-const std::vector<DataType> kSignedTypes = {DataType::kFloat, DataType::kDouble, DataType::kFloat16,
-                                            DataType::kBFloat16, DataType::kInt8, DataType::kInt16,
-                                            DataType::kInt32, DataType::kInt64};
+const std::vector<DataType> kSignedTypes = {DataType::kFloat,    DataType::kDouble, DataType::kFloat16,
+                                            DataType::kBFloat16, DataType::kInt8,   DataType::kInt16,
+                                            DataType::kInt32,    DataType::kInt64};
 
 struct Relu {
   using Types = SignedCompute;
   explicit Relu(const OpKernelInfo&) {}
   template <typename T>
-  T operator()(T x) const { return x > T(0) ? x : T(0); }
+  T operator()(T x) const {
+    return x > T(0) ? x : T(0);
+  }
 };
 
 // Activations with one float attribute `alpha`.
-#define ONYX_ALPHA_ACTIVATION(Name, default_alpha, expr)                        \
-  struct Name {                                                                 \
-    using Types = FloatCompute;                                                 \
-    explicit Name(const OpKernelInfo& info)                                     \
-        : alpha(info.AttrOr<float>("alpha", default_alpha)) {}                  \
-    template <typename T>                                                       \
-    T operator()(T x) const {                                                   \
-      const T a = static_cast<T>(alpha);                                        \
-      return expr;                                                              \
-    }                                                                           \
-    float alpha;                                                                \
+#define ONYX_ALPHA_ACTIVATION(Name, default_alpha, expr)                                           \
+  struct Name {                                                                                    \
+    using Types = FloatCompute;                                                                    \
+    explicit Name(const OpKernelInfo& info) : alpha(info.AttrOr<float>("alpha", default_alpha)) {} \
+    template <typename T>                                                                          \
+    T operator()(T x) const {                                                                      \
+      const T a = static_cast<T>(alpha);                                                           \
+      return expr;                                                                                 \
+    }                                                                                              \
+    float alpha;                                                                                   \
   };
 
 ONYX_ALPHA_ACTIVATION(LeakyRelu, 0.01f, x < T(0) ? a * x : x)
 ONYX_ALPHA_ACTIVATION(Elu, 1.0f, x < T(0) ? a * (std::exp(x) - T(1)) : x)
-ONYX_ALPHA_ACTIVATION(Celu, 1.0f, std::max(T(0), x) + std::min(T(0), a * (std::exp(x / a) - T(1))))
+ONYX_ALPHA_ACTIVATION(Celu, 1.0f, std::max(T(0), x) + std::min(T(0), a*(std::exp(x / a) - T(1))))
 ONYX_ALPHA_ACTIVATION(ThresholdedRelu, 1.0f, x > a ? x : T(0))
 #undef ONYX_ALPHA_ACTIVATION
 
-#define ONYX_PLAIN_ACTIVATION(Name, expr)   \
-  struct Name {                             \
-    using Types = FloatCompute;             \
-    explicit Name(const OpKernelInfo&) {}   \
-    template <typename T>                   \
-    T operator()(T x) const {               \
-      return expr;                          \
-    }                                       \
+#define ONYX_PLAIN_ACTIVATION(Name, expr) \
+  struct Name {                           \
+    using Types = FloatCompute;           \
+    explicit Name(const OpKernelInfo&) {} \
+    template <typename T>                 \
+    T operator()(T x) const {             \
+      return expr;                        \
+    }                                     \
   };
 
-ONYX_PLAIN_ACTIVATION(Tanh, std::tanh(x))
 ONYX_PLAIN_ACTIVATION(Softsign, x / (T(1) + std::abs(x)))
-ONYX_PLAIN_ACTIVATION(HardSwish, x * std::max(T(0), std::min(T(1), x / T(6) + T(0.5))))
+ONYX_PLAIN_ACTIVATION(HardSwish, x* std::max(T(0), std::min(T(1), x / T(6) + T(0.5))))
 #undef ONYX_PLAIN_ACTIVATION
+
+struct Tanh {
+  using Types = FloatCompute;
+  explicit Tanh(const OpKernelInfo&) {}
+  template <typename T>
+  T operator()(T x) const {
+    return std::tanh(x);
+  }
+  static void MapFloats(const float* x, float* y, int64_t n) { simd::Tanh(x, y, n); }  // 3 ulp
+};
 
 template <typename T>
 inline T StableSoftplus(T x) {
@@ -67,14 +78,18 @@ struct Softplus {
   using Types = FloatCompute;
   explicit Softplus(const OpKernelInfo&) {}
   template <typename T>
-  T operator()(T x) const { return StableSoftplus(x); }
+  T operator()(T x) const {
+    return StableSoftplus(x);
+  }
 };
 
 struct Mish {
   using Types = FloatCompute;
   explicit Mish(const OpKernelInfo&) {}
   template <typename T>
-  T operator()(T x) const { return x * std::tanh(StableSoftplus(x)); }
+  T operator()(T x) const {
+    return x * std::tanh(StableSoftplus(x));
+  }
 };
 
 struct Sigmoid {
@@ -86,6 +101,7 @@ struct Sigmoid {
     const T e = std::exp(x);
     return e / (T(1) + e);
   }
+  static void MapFloats(const float* x, float* y, int64_t n) { simd::Sigmoid(x, y, n); }  // 3 ulp
 };
 
 struct Selu {
@@ -184,13 +200,13 @@ class PRelu final : public OpKernel {
     ASSIGN_OR_RETURN(const Tensor* x, RequireInput(ctx, 0, "X"));
     ASSIGN_OR_RETURN(const Tensor* slope, RequireInput(ctx, 1, "slope"));
     if (slope->type() != x->type()) {
-      return ctx.Error(absl::StrCat("slope type ", DataTypeName(slope->type()), " differs from X type ",
-                                    DataTypeName(x->type())));
+      return ctx.Error(
+          absl::StrCat("slope type ", DataTypeName(slope->type()), " differs from X type ", DataTypeName(x->type())));
     }
     auto shape = BroadcastShape(x->dims(), slope->dims());
     if (!shape.ok() || *shape != x->dims()) {
-      return ctx.Error(absl::StrCat("slope of shape ", DimsToString(slope->dims()),
-                                    " cannot broadcast to X of shape ", DimsToString(x->dims())));
+      return ctx.Error(absl::StrCat("slope of shape ", DimsToString(slope->dims()), " cannot broadcast to X of shape ",
+                                    DimsToString(x->dims())));
     }
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, x->dims(), x->type()));
     Tensor xf = UpcastToFloat(*x), sf = UpcastToFloat(*slope);
@@ -223,8 +239,7 @@ void RegisterActivationKernels(KernelRegistry& r) {
   RegisterUnary<ThresholdedRelu>(r, "ThresholdedRelu", 10, kFloatTypes);
   RegisterUnary<Mish>(r, "Mish", 18, kFloatTypes);
   RegisterUnary<Shrink>(r, "Shrink", 9, kNumericTypes);
-  r.Register(KernelDefBuilder("Clip").Since(1).Types("T", kNumericTypes).MayInplace(0, 0).Build(),
-             MakeFactory<Clip>());
+  r.Register(KernelDefBuilder("Clip").Since(1).Types("T", kNumericTypes).MayInplace(0, 0).Build(), MakeFactory<Clip>());
   r.Register(KernelDefBuilder("PRelu").Since(1).Types("T", kNumericTypes).Build(), MakeFactory<PRelu>());
 }
 

@@ -9,7 +9,10 @@
 //   };
 //
 // float16/bfloat16 inputs are computed in float. The loop is a plain indexed
-// loop over contiguous memory so the compiler can vectorise it.
+// loop over contiguous memory so the compiler can vectorise it; an Op whose
+// function the compiler cannot vectorise (exp, erf, ...) may add
+//   static void MapFloats(const float* x, float* y, int64_t n);
+// (simd/vector_math.h) which then maps float arrays in its place.
 #pragma once
 
 #include "common/parallel_for.h"
@@ -22,9 +25,13 @@ namespace onyx {
 
 template <typename T, typename Op>
 void MapElements(const T* in, T* out, int64_t n, const Op& op) {
-  ParallelFor(n, 16384, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) out[i] = op(in[i]);
-  });
+  if constexpr (std::is_same_v<T, float> && requires { Op::MapFloats(in, out, n); }) {
+    ParallelFor(n, 16384, [&](int64_t begin, int64_t end) { Op::MapFloats(in + begin, out + begin, end - begin); });
+  } else {
+    ParallelFor(n, 16384, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = op(in[i]);
+    });
+  }
 }
 
 template <typename Op>

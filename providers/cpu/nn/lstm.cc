@@ -19,7 +19,8 @@ class Lstm final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
     ASSIGN_OR_RETURN(RnnAttributes attrs, RnnAttributes::FromInfo(info, 3, {"Sigmoid", "Tanh", "Tanh"}));
-    return std::unique_ptr<OpKernel>(new Lstm(std::move(attrs), info.AttrOr<int64_t>("input_forget", 0) != 0));
+    return std::unique_ptr<OpKernel>(
+        new Lstm(std::move(attrs), info.AttrOr<int64_t>("input_forget", 0) != 0, TransposeConstantR(info, {4})));
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
@@ -40,7 +41,8 @@ class Lstm final : public OpKernel {
   }
 
  private:
-  Lstm(RnnAttributes attrs, bool input_forget) : attrs_(std::move(attrs)), input_forget_(input_forget) {}
+  Lstm(RnnAttributes attrs, bool input_forget, RecurrentBlocks rt)
+      : attrs_(std::move(attrs)), input_forget_(input_forget), rt_(std::move(rt)) {}
 
   template <typename T>
   absl::Status Run(OpKernelContext& ctx, const RnnInputs& in, const Tensor& initial_c, const Tensor& peepholes) const {
@@ -54,14 +56,20 @@ class Lstm final : public OpKernel {
       RETURN_IF_ERROR(InputProjection<T>(in, d, 4, 4, xw));
       T* hstate = y_h.mutable_data<T>() + d * batch * h;
       T* cstate = y_c.mutable_data<T>() + d * batch * h;
-      const T* r = in.r.data<T>() + d * 4 * h * h;
+      std::vector<T> own;
+      const std::vector<T>* cached = nullptr;
+      if constexpr (std::is_same_v<T, float>) {
+        if (!rt_.empty()) cached = &rt_[d][0];
+      }
+      if (cached == nullptr) own = TransposedWeights(in.r.data<T>() + d * 4 * h * h, 4 * h, h);
+      const std::vector<T>& rt = cached != nullptr ? *cached : own;
       const T* p = peepholes.data<T>() + d * 3 * h;
       const T *pi = p, *po = p + h, *pf = p + 2 * h;
       const RnnActivation& f = attrs_.activation(d, 0);
       const RnnActivation& g = attrs_.activation(d, 1);
       const RnnActivation& hact = attrs_.activation(d, 2);
       for (int64_t step = 0; step < in.seq; ++step) {
-        RETURN_IF_ERROR(GemmAny<T>(false, true, batch, 4 * h, h, hstate, h, r, h, false, g4.data(), 4 * h));
+        RETURN_IF_ERROR(RecurrentProduct<T>(batch, 4 * h, h, hstate, rt, g4.data()));
         for (int64_t b = 0; b < batch; ++b) {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
@@ -103,6 +111,7 @@ class Lstm final : public OpKernel {
 
   RnnAttributes attrs_;
   bool input_forget_;
+  RecurrentBlocks rt_;
 };
 
 }  // namespace

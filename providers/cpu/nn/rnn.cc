@@ -35,9 +35,9 @@ class Rnn final : public OpKernel {
       const bool reverse = attrs_.reverse || d == 1;
       RETURN_IF_ERROR(InputProjection<T>(in, d, 1, 1, xw));
       T* state = y_h.mutable_data<T>() + d * batch * h;
-      const T* r = in.r.data<T>() + d * h * h;
+      const std::vector<T> rt = TransposedWeights(in.r.data<T>() + d * h * h, h, h);
       for (int64_t step = 0; step < in.seq; ++step) {
-        RETURN_IF_ERROR(GemmAny<T>(false, true, batch, h, h, state, h, r, h, false, hr.data(), h));
+        RETURN_IF_ERROR(RecurrentProduct<T>(batch, h, h, state, rt, hr.data()));
         for (int64_t b = 0; b < batch; ++b) {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);

@@ -8,6 +8,7 @@
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_util.h"
+#include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 struct ActivationSpec {
   const char* name;
   RnnActivation::Kind kind;
-  int params;  // how many of alpha, beta it consumes
+  int params;         // how many of alpha, beta it consumes
   float alpha, beta;  // defaults
 };
 
@@ -38,7 +39,8 @@ constexpr ActivationSpec kActivations[] = {
 template <typename T>
 void SwapOuter(const T* src, T* dst, int64_t a, int64_t b, int64_t inner) {
   for (int64_t i = 0; i < a; ++i) {
-    for (int64_t j = 0; j < b; ++j) std::memcpy(dst + (j * a + i) * inner, src + (i * b + j) * inner, inner * sizeof(T));
+    for (int64_t j = 0; j < b; ++j)
+      std::memcpy(dst + (j * a + i) * inner, src + (i * b + j) * inner, inner * sizeof(T));
   }
 }
 
@@ -49,20 +51,45 @@ absl::StatusOr<Tensor> Convert(const Tensor& t, DataType type) { return ConvertN
 template <typename T>
 void RnnActivation::Apply(T* v, int64_t n) const {
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
+  if constexpr (std::is_same_v<T, float>) {  // the gates' usual functions, vectorised
+    if (kind == Kind::kTanh) return simd::Tanh(v, v, n);
+    if (kind == Kind::kSigmoid) return simd::Sigmoid(v, v, n);
+  }
   switch (kind) {
-    case Kind::kRelu: for (int64_t i = 0; i < n; ++i) v[i] = std::max(v[i], T(0)); break;
-    case Kind::kTanh: for (int64_t i = 0; i < n; ++i) v[i] = std::tanh(v[i]); break;
-    case Kind::kSigmoid:
-      for (int64_t i = 0; i < n; ++i) v[i] = v[i] >= 0 ? T(1) / (T(1) + std::exp(-v[i])) : std::exp(v[i]) / (T(1) + std::exp(v[i]));
+    case Kind::kRelu:
+      for (int64_t i = 0; i < n; ++i) v[i] = std::max(v[i], T(0));
       break;
-    case Kind::kAffine: for (int64_t i = 0; i < n; ++i) v[i] = a * v[i] + b; break;
-    case Kind::kLeakyRelu: for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a * v[i] : v[i]; break;
-    case Kind::kThresholdedRelu: for (int64_t i = 0; i < n; ++i) v[i] = v[i] > a ? v[i] : T(0); break;
-    case Kind::kScaledTanh: for (int64_t i = 0; i < n; ++i) v[i] = a * std::tanh(b * v[i]); break;
-    case Kind::kHardSigmoid: for (int64_t i = 0; i < n; ++i) v[i] = std::max(T(0), std::min(T(1), a * v[i] + b)); break;
-    case Kind::kElu: for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a * (std::exp(v[i]) - T(1)) : v[i]; break;
-    case Kind::kSoftsign: for (int64_t i = 0; i < n; ++i) v[i] = v[i] / (T(1) + std::abs(v[i])); break;
-    case Kind::kSoftplus: for (int64_t i = 0; i < n; ++i) v[i] = std::log1p(std::exp(v[i])); break;
+    case Kind::kTanh:
+      for (int64_t i = 0; i < n; ++i) v[i] = std::tanh(v[i]);
+      break;
+    case Kind::kSigmoid:
+      for (int64_t i = 0; i < n; ++i)
+        v[i] = v[i] >= 0 ? T(1) / (T(1) + std::exp(-v[i])) : std::exp(v[i]) / (T(1) + std::exp(v[i]));
+      break;
+    case Kind::kAffine:
+      for (int64_t i = 0; i < n; ++i) v[i] = a * v[i] + b;
+      break;
+    case Kind::kLeakyRelu:
+      for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a * v[i] : v[i];
+      break;
+    case Kind::kThresholdedRelu:
+      for (int64_t i = 0; i < n; ++i) v[i] = v[i] > a ? v[i] : T(0);
+      break;
+    case Kind::kScaledTanh:
+      for (int64_t i = 0; i < n; ++i) v[i] = a * std::tanh(b * v[i]);
+      break;
+    case Kind::kHardSigmoid:
+      for (int64_t i = 0; i < n; ++i) v[i] = std::max(T(0), std::min(T(1), a * v[i] + b));
+      break;
+    case Kind::kElu:
+      for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? a * (std::exp(v[i]) - T(1)) : v[i];
+      break;
+    case Kind::kSoftsign:
+      for (int64_t i = 0; i < n; ++i) v[i] = v[i] / (T(1) + std::abs(v[i]));
+      break;
+    case Kind::kSoftplus:
+      for (int64_t i = 0; i < n; ++i) v[i] = std::log1p(std::exp(v[i]));
+      break;
   }
 }
 
@@ -79,10 +106,12 @@ absl::StatusOr<RnnAttributes> RnnAttributes::FromInfo(const OpKernelInfo& info, 
   a.num_directions = direction == "bidirectional" ? 2 : 1;
   a.reverse = direction == "reverse";
   ASSIGN_OR_RETURN(a.hidden_size, info.Attr<int64_t>("hidden_size"));
-  if (a.hidden_size <= 0) return info.Error(absl::StrCat("attribute 'hidden_size' must be positive, received ", a.hidden_size));
+  if (a.hidden_size <= 0)
+    return info.Error(absl::StrCat("attribute 'hidden_size' must be positive, received ", a.hidden_size));
   a.clip = info.AttrOr<float>("clip", 0.f);
   a.layout = info.AttrOr<int64_t>("layout", 0);
-  if (a.layout != 0 && a.layout != 1) return info.Error(absl::StrCat("attribute 'layout' must be 0 or 1, received ", a.layout));
+  if (a.layout != 0 && a.layout != 1)
+    return info.Error(absl::StrCat("attribute 'layout' must be 0 or 1, received ", a.layout));
   a.per_direction = per_direction;
   // The schema's default list (RNN: Tanh, Tanh) assumes two directions; use
   // `defaults` per direction unless the node sets the attribute.
@@ -182,7 +211,8 @@ absl::StatusOr<Tensor> ReadRnnState(const OpKernelContext& ctx, int input, const
   ASSIGN_OR_RETURN(Tensor c, Convert(*t, in.compute_type));
   if (attrs.layout == 0) return c;
   Tensor out = Tensor::Allocate(in.compute_type, {dirs, in.batch, in.hidden});
-  if (in.compute_type == DataType::kFloat) SwapOuter(c.data<float>(), out.mutable_data<float>(), in.batch, dirs, in.hidden);
+  if (in.compute_type == DataType::kFloat)
+    SwapOuter(c.data<float>(), out.mutable_data<float>(), in.batch, dirs, in.hidden);
   else SwapOuter(c.data<double>(), out.mutable_data<double>(), in.batch, dirs, in.hidden);
   return out;
 }
@@ -193,8 +223,8 @@ absl::Status InputProjection(const RnnInputs& in, int direction, int gates, int 
   const int64_t rows = in.seq * in.batch, cols = gates * in.hidden;
   out.assign(rows * cols, T(0));
   const T* w = in.w.data<T>() + direction * cols * in.input_size;
-  RETURN_IF_ERROR(GemmAny<T>(false, true, rows, cols, in.input_size, in.x.data<T>(), in.input_size, w,
-                             in.input_size, false, out.data(), cols));
+  RETURN_IF_ERROR(GemmAny<T>(false, true, rows, cols, in.input_size, in.x.data<T>(), in.input_size, w, in.input_size,
+                             false, out.data(), cols));
   const T* wb = in.b.data<T>() + direction * 2 * cols;
   const T* rb = wb + cols;
   std::vector<T> bias(wb, wb + cols);
@@ -209,8 +239,8 @@ absl::Status InputProjection(const RnnInputs& in, int direction, int gates, int 
 template absl::Status InputProjection<float>(const RnnInputs&, int, int, int, std::vector<float>&);
 template absl::Status InputProjection<double>(const RnnInputs&, int, int, int, std::vector<double>&);
 
-absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in,
-                             const Tensor& y, const std::vector<const Tensor*>& states) {
+absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in, const Tensor& y,
+                             const std::vector<const Tensor*>& states) {
   const int64_t dirs = attrs.num_directions, h = in.hidden;
   const DataType out_type = ctx.Input(0)->type();
   auto store = [&](int index, const Tensor& value, const Dims& dims) -> absl::Status {
@@ -231,8 +261,8 @@ absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, c
       for (int64_t t = 0; t < in.seq; ++t) {
         for (int64_t d = 0; d < dirs; ++d) {
           for (int64_t b = 0; b < in.batch; ++b) {
-            std::memcpy(dst + ((b * in.seq + t) * dirs + d) * h * elem, src + ((t * dirs + d) * in.batch + b) * h * elem,
-                        h * elem);
+            std::memcpy(dst + ((b * in.seq + t) * dirs + d) * h * elem,
+                        src + ((t * dirs + d) * in.batch + b) * h * elem, h * elem);
           }
         }
       }
@@ -247,7 +277,8 @@ absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, c
       RETURN_IF_ERROR(store(index, state, {dirs, in.batch, h}));
     } else {  // [dirs, batch, h] -> [batch, dirs, h]
       Tensor arranged = Tensor::Allocate(state.type(), {in.batch, dirs, h});
-      if (state.type() == DataType::kFloat) SwapOuter(state.data<float>(), arranged.mutable_data<float>(), dirs, in.batch, h);
+      if (state.type() == DataType::kFloat)
+        SwapOuter(state.data<float>(), arranged.mutable_data<float>(), dirs, in.batch, h);
       else SwapOuter(state.data<double>(), arranged.mutable_data<double>(), dirs, in.batch, h);
       RETURN_IF_ERROR(store(index, arranged, {in.batch, dirs, h}));
     }

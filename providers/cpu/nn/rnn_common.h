@@ -18,12 +18,25 @@
 #include "absl/status/statusor.h"
 #include "framework/op_kernel.h"
 #include "onyx/tensor.h"
+#include "providers/cpu/nn/conv_util.h"
+#include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
 
 struct RnnActivation {
-  enum class Kind { kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid,
-                    kElu, kSoftsign, kSoftplus };
+  enum class Kind {
+    kRelu,
+    kTanh,
+    kSigmoid,
+    kAffine,
+    kLeakyRelu,
+    kThresholdedRelu,
+    kScaledTanh,
+    kHardSigmoid,
+    kElu,
+    kSoftsign,
+    kSoftplus
+  };
   Kind kind = Kind::kTanh;
   float alpha = 0.f;
   float beta = 0.f;
@@ -35,11 +48,11 @@ struct RnnActivation {
 
 struct RnnAttributes {
   int num_directions = 1;
-  bool reverse = false;            // direction == "reverse"
+  bool reverse = false;  // direction == "reverse"
   int64_t hidden_size = 0;
-  float clip = 0.f;                // 0: no clipping
-  int64_t layout = 0;              // 1: batch-major X, Y, states
-  int per_direction = 1;           // activations per direction
+  float clip = 0.f;                        // 0: no clipping
+  int64_t layout = 0;                      // 1: batch-major X, Y, states
+  int per_direction = 1;                   // activations per direction
   std::vector<RnnActivation> activations;  // per_direction * num_directions
 
   // Reads direction, hidden_size, clip, layout and activations (with their
@@ -54,11 +67,11 @@ struct RnnAttributes {
 struct RnnInputs {
   DataType compute_type = DataType::kFloat;  // kFloat or kDouble
   int64_t seq = 0, batch = 0, input_size = 0, hidden = 0;
-  Tensor x;          // [seq, batch, input]
-  Tensor w;          // [dirs, gates * hidden, input]
-  Tensor r;          // [dirs, gates * hidden, hidden]
-  Tensor b;          // [dirs, 2 * gates * hidden], zeros when absent
-  Tensor initial_h;  // [dirs, batch, hidden], zeros when absent
+  Tensor x;                       // [seq, batch, input]
+  Tensor w;                       // [dirs, gates * hidden, input]
+  Tensor r;                       // [dirs, gates * hidden, hidden]
+  Tensor b;                       // [dirs, 2 * gates * hidden], zeros when absent
+  Tensor initial_h;               // [dirs, batch, hidden], zeros when absent
   std::vector<int64_t> seq_lens;  // per batch entry, `seq` when absent
 };
 
@@ -73,8 +86,8 @@ absl::StatusOr<Tensor> ReadRnnState(const OpKernelContext& ctx, int input, const
 // Writes Y (from y [seq, dirs, batch, hidden]) and the final states (each
 // [dirs, batch, hidden]) to outputs 0, 1, 2..., in the attribute layout and the
 // type of X. Outputs that are not requested are skipped.
-absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in,
-                             const Tensor& y, const std::vector<const Tensor*>& states);
+absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in, const Tensor& y,
+                             const std::vector<const Tensor*>& states);
 
 // Precomputes X * W[d]^T + Wb[d] for every time step: out [seq * batch,
 // gates * hidden]. Rb[d] is added too for the first `recurrent_bias_gates`
@@ -93,8 +106,60 @@ inline void ClipValues(T* v, int64_t n, float clip) {
 
 // The time index of step `step` for a sequence of `length` (reverse
 // directions walk each sequence from its own end).
-inline int64_t RnnTimeIndex(bool reverse, int64_t step, int64_t length) {
-  return reverse ? length - 1 - step : step;
+inline int64_t RnnTimeIndex(bool reverse, int64_t step, int64_t length) { return reverse ? length - 1 - step : step; }
+
+// R^T of one direction's recurrent weights r [rows, cols] as [cols, rows]:
+// the per-step product state x R^T then streams whole rows of it (a GEMV over
+// contiguous rows, no horizontal sums). Copied in 32 x 32 tiles for locality.
+template <typename T>
+std::vector<T> TransposedWeights(const T* r, int64_t rows, int64_t cols) {
+  std::vector<T> t(rows * cols);
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      for (int64_t i = i0; i < std::min(rows, i0 + kTile); ++i) {
+        for (int64_t j = j0; j < std::min(cols, j0 + kTile); ++j) t[j * rows + i] = r[i * cols + j];
+      }
+    }
+  }
+  return t;
+}
+
+// The transposed recurrent weights of every direction, split into row blocks
+// (LSTM: one block of 4h rows; GRU: the z/r rows and the h rows), made once
+// at kernel creation when R is a float initializer; empty otherwise, and the
+// kernel transposes per run.
+using RecurrentBlocks = std::vector<std::vector<std::vector<float>>>;  // [direction][block]
+inline RecurrentBlocks TransposeConstantR(const OpKernelInfo& info, const std::vector<int64_t>& block_rows) {
+  const Tensor* r = info.ConstantInput(2);
+  if (r == nullptr || r->type() != DataType::kFloat || r->rank() != 3) return {};
+  int64_t rows = 0;
+  for (int64_t b : block_rows) rows += b;
+  const int64_t h = r->dims()[2];
+  if (r->dims()[1] != rows * h) return {};
+  RecurrentBlocks out(r->dims()[0]);
+  for (int64_t d = 0; d < r->dims()[0]; ++d) {
+    const float* base = r->data<float>() + d * rows * h * h;
+    for (int64_t b : block_rows) {
+      out[d].push_back(TransposedWeights(base, b * h, h));
+      base += b * h * h;
+    }
+  }
+  return out;
+}
+
+// out[batch, n] = state[batch, h] x rt[h, n] (rt from TransposedWeights):
+// float at batch <= 8 through simd::SmallMatMul (a GEMV-like stream over rt;
+// a general GEMM call costs twice as much per step there), else GemmAny.
+template <typename T>
+absl::Status RecurrentProduct(int64_t batch, int64_t n, int64_t h, const T* state, const std::vector<T>& rt, T* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (batch <= 8) {
+      simd::SmallMatMul(batch, n, h, state, h, rt.data(), n, out, n);
+      return absl::OkStatus();
+    }
+  }
+  return GemmAny<T>(false, false, batch, n, h, state, h, rt.data(), n, false, out, n);
 }
 
 }  // namespace onyx

@@ -31,6 +31,14 @@ void GeluErf(const float* x, float* y, int64_t n);   // x/2 (1 + erf(x / sqrt 2)
 void GeluTanh(const float* x, float* y, int64_t n);  // x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 void Silu(const float* x, float* y, int64_t n);      // x / (1 + e^-x)
 
+// c[m, n] = a[m, k] b[k, n], row-major with leading dimensions, for a few
+// rows of a (batch-1 to batch-8 products with a weight matrix: recurrent
+// steps): each row of b is read once per four rows of a, streaming whole
+// rows, where a general GEMM's packing costs more than the product. Sums in
+// k order with FMA where the target has it.
+void SmallMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                 int64_t ldc);
+
 // The SIMD target the functions above run on ("AVX3", "AVX2", "SSE4", ...).
 std::string ActiveTarget();
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -157,6 +158,34 @@ TEST_P(VectorMathTest, TailsAndInPlaceMatchWholeVectors) {
       std::vector<float> inplace = x;
       c.fn(inplace.data(), inplace.data(), n);
       EXPECT_EQ(0, std::memcmp(inplace.data(), expected.data(), n * sizeof(float))) << c.name << " in place, n=" << n;
+    }
+  }
+}
+
+TEST_P(VectorMathTest, SmallMatMulMatchesDoubleProducts) {
+  for (int64_t m : {1, 2, 3, 4, 5, 8}) {
+    for (int64_t n : {1, 7, 16, 33, 100, 1024}) {
+      for (int64_t k : {1, 3, 256}) {
+        const int64_t lda = k + 1, ldb = n + 3, ldc = n + 2;  // leading dimensions wider than the rows
+        std::vector<float> a(m * lda), b(k * ldb), c(m * ldc, -7.f);
+        for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37 * i);
+        for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.11 * i);
+        SmallMatMul(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
+        double worst = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            double want = 0, scale = 0;
+            for (int64_t p = 0; p < k; ++p) {
+              want += double(a[i * lda + p]) * b[p * ldb + j];
+              scale += std::fabs(double(a[i * lda + p]) * b[p * ldb + j]);
+            }
+            worst = std::max(worst, std::fabs(c[i * ldc + j] - want) / std::max(scale, 1e-30));
+          }
+          for (int64_t j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], -7.f) << "wrote past row " << i;
+        }
+        // Summation error of k float FMAs: k * 2^-24 of the sum of magnitudes.
+        EXPECT_LE(worst, k * 0x1p-24) << "m=" << m << " n=" << n << " k=" << k;
+      }
     }
   }
 }
