@@ -22,23 +22,25 @@ struct DnnlMatMul::Compiled {
   std::optional<memory> bias;
 };
 
-DnnlMatMul::DnnlMatMul(const Tensor& b, const Tensor* bias, Activation activation) : b_(b), activation_(activation) {
+DnnlMatMul::DnnlMatMul(const Tensor& b, const Tensor* bias, Activation activation, bool b_transposed)
+    : b_(b), activation_(activation), b_transposed_(b_transposed) {
   if (bias != nullptr) bias_ = *bias;
 }
 
 DnnlMatMul::~DnnlMatMul() = default;
 
 absl::StatusOr<std::unique_ptr<DnnlMatMul>> DnnlMatMul::Create(const Tensor& b, const Tensor* bias,
-                                                               Activation activation) {
+                                                               Activation activation, bool b_transposed) {
   if (b.type() != DataType::kFloat || b.rank() != 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("B must be float [K, N], received ", DataTypeName(b.type()), " ", DimsToString(b.dims())));
+    return absl::InvalidArgumentError(absl::StrCat("B must be float ", b_transposed ? "[N, K]" : "[K, N]",
+                                                   ", received ", DataTypeName(b.type()), " ", DimsToString(b.dims())));
   }
-  if (bias != nullptr && (bias->type() != DataType::kFloat || bias->num_elements() != b.dims()[1])) {
-    return absl::InvalidArgumentError(absl::StrCat("bias must be float with ", b.dims()[1], " values, received ",
+  const int64_t n = b.dims()[b_transposed ? 0 : 1];
+  if (bias != nullptr && (bias->type() != DataType::kFloat || bias->num_elements() != n)) {
+    return absl::InvalidArgumentError(absl::StrCat("bias must be float with ", n, " values, received ",
                                                    DataTypeName(bias->type()), " ", DimsToString(bias->dims())));
   }
-  return std::unique_ptr<DnnlMatMul>(new DnnlMatMul(b, bias, activation));
+  return std::unique_ptr<DnnlMatMul>(new DnnlMatMul(b, bias, activation, b_transposed));
 }
 
 absl::StatusOr<std::shared_ptr<const DnnlMatMul::Compiled>> DnnlMatMul::CompiledFor(int64_t rows) const {
@@ -73,9 +75,10 @@ absl::StatusOr<std::shared_ptr<const DnnlMatMul::Compiled>> DnnlMatMul::Compiled
     if (has_bias) compiled->bias = memory(bias_md, DnnlCpuEngine(), const_cast<void*>(bias_.raw()));
     return absl::OkStatus();
   }));
+  // B stored [N, K] is the [K, N] matrix in column-major order ("ba").
+  const memory::format_tag b_layout = b_transposed_ ? memory::format_tag::ba : memory::format_tag::ab;
   ASSIGN_OR_RETURN(compiled->weights,
-                   PackedWeights(b_, memory::desc({k(), n()}, memory::data_type::f32, memory::format_tag::ab),
-                                 pd.weights_desc()));
+                   PackedWeights(b_, memory::desc({k(), n()}, memory::data_type::f32, b_layout), pd.weights_desc()));
   absl::MutexLock lock(&mu_);
   if (compiled_.size() < kMaxCompiled) compiled_.emplace(key, compiled);
   return std::shared_ptr<const Compiled>(std::move(compiled));

@@ -1,4 +1,5 @@
-// DnnlMatMul: y[M, N] = act(a[M, K] x b[K, N] + bias[N]) for a constant b,
+// DnnlMatMul: y[M, N] = act(a[M, K] x b[K, N] + bias[N]) for a constant b
+// (MatMul, FusedMatMul and Gemm with a constant B),
 // by oneDNN's matmul primitive. b is reordered once into the layout the
 // primitive prefers (format_tag::any) and kept, shared by every row count
 // and every session (packed_weights.h) whose primitive wants the same layout; the bias and the activation run
@@ -29,26 +30,29 @@ class DnnlMatMul {
   enum class Activation { kNone, kRelu, kGelu };
   static constexpr size_t kMaxCompiled = 64;
 
-  // `b` is float [K, N] and `bias` float [N] or nullptr; both are kept by
-  // reference count. INVALID_ARGUMENT for other shapes or types.
-  static absl::StatusOr<std::unique_ptr<DnnlMatMul>> Create(const Tensor& b, const Tensor* bias, Activation activation);
+  // `b` is float [K, N] (or [N, K] with b_transposed: Gemm's transB) and
+  // `bias` float [N] or nullptr; both are kept by reference count.
+  // INVALID_ARGUMENT for other shapes or types.
+  static absl::StatusOr<std::unique_ptr<DnnlMatMul>> Create(const Tensor& b, const Tensor* bias, Activation activation,
+                                                            bool b_transposed = false);
   ~DnnlMatMul();
 
   // a: rows x K floats, row-major; y: rows x N floats.
   absl::Status Run(const float* a, int64_t rows, float* y) const;
 
-  int64_t k() const { return b_.dims()[0]; }
-  int64_t n() const { return b_.dims()[1]; }
+  int64_t k() const { return b_.dims()[b_transposed_ ? 1 : 0]; }
+  int64_t n() const { return b_.dims()[b_transposed_ ? 0 : 1]; }
 
   struct Compiled;
 
  private:
-  DnnlMatMul(const Tensor& b, const Tensor* bias, Activation activation);
+  DnnlMatMul(const Tensor& b, const Tensor* bias, Activation activation, bool b_transposed);
   absl::StatusOr<std::shared_ptr<const Compiled>> CompiledFor(int64_t rows) const;
 
   Tensor b_;
   Tensor bias_;
   Activation activation_;
+  bool b_transposed_;
   mutable absl::Mutex mu_;
   mutable std::map<std::pair<int64_t, int>, std::shared_ptr<const Compiled>> compiled_ ABSL_GUARDED_BY(mu_);
 };

@@ -1,11 +1,15 @@
 // Gemm: Y = alpha * op(A) * op(B) + beta * C, C unidirectionally broadcast.
-// float16/bfloat16 compute in float.
-#include "onyx/status_macros.h"
+// float16/bfloat16 compute in float. A float Gemm with a constant B, alpha 1,
+// no transA and no C or a constant bias row C with beta 1 (every exported
+// fully connected layer) runs oneDNN's matmul with B packed once and the bias
+// inside the primitive (DnnlMatMul).
 #include "framework/op_kernel.h"
-#include "providers/cpu/math/math_kernels.h"
+#include "onyx/status_macros.h"
 #include "providers/cpu/math/broadcast.h"
+#include "providers/cpu/math/dnnl_matmul.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/math/gemm_util.h"
+#include "providers/cpu/math/math_kernels.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace onyx {
@@ -32,32 +36,51 @@ void FillWithBroadcastC(const Tensor& c, int64_t m, int64_t n, T* out) {
 
 class Gemm final : public OpKernel {
  public:
-  explicit Gemm(const OpKernelInfo& info)
-      : trans_a_(info.AttrOr<int64_t>("transA", 0) != 0),
-        trans_b_(info.AttrOr<int64_t>("transB", 0) != 0),
-        alpha_(info.AttrOr<float>("alpha", 1.f)),
-        beta_(info.AttrOr<float>("beta", 1.f)) {}
+  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
+    auto gemm = std::unique_ptr<Gemm>(new Gemm(info));
+    const Tensor* b = info.ConstantInput(1);
+    const bool has_c = info.HasInput(2);
+    const Tensor* c = has_c ? info.ConstantInput(2) : nullptr;
+    if (b == nullptr || b->type() != DataType::kFloat || b->rank() != 2 || b->num_elements() == 0 || gemm->trans_a_ ||
+        gemm->alpha_ != 1.f || (has_c && c == nullptr)) {
+      return std::unique_ptr<OpKernel>(std::move(gemm));
+    }
+    const int64_t n = gemm->trans_b_ ? b->dims()[0] : b->dims()[1];
+    const bool bias_row = c != nullptr && c->type() == DataType::kFloat && c->num_elements() == n && c->rank() >= 1 &&
+                          c->rank() <= 2 && c->dims().back() == n && gemm->beta_ == 1.f;
+    if (c != nullptr && !bias_row) return std::unique_ptr<OpKernel>(std::move(gemm));
+    auto packed = DnnlMatMul::Create(*b, c, DnnlMatMul::Activation::kNone, gemm->trans_b_);
+    if (!packed.ok()) return info.Error(packed.status().message());
+    gemm->packed_ = *std::move(packed);
+    return std::unique_ptr<OpKernel>(std::move(gemm));
+  }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Tensor* a_in, RequireInput(ctx, 0, "A"));
     ASSIGN_OR_RETURN(const Tensor* b_in, RequireInput(ctx, 1, "B"));
     const Tensor* c_in = ctx.Input(2);
+    if (packed_ != nullptr && a_in->type() == DataType::kFloat && a_in->rank() == 2 &&
+        a_in->dims()[1] == packed_->k()) {
+      ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, {a_in->dims()[0], packed_->n()}, DataType::kFloat));
+      absl::Status status = packed_->Run(a_in->data<float>(), a_in->dims()[0], y->mutable_data<float>());
+      return status.ok() ? status : ctx.Error(status.message());
+    }
     // float16/bfloat16 multiply in float.
     const Tensor a = UpcastToFloat(*a_in);
     const Tensor b = UpcastToFloat(*b_in);
     Tensor c_float = c_in != nullptr ? UpcastToFloat(*c_in) : Tensor();
     const Tensor* c = c_in != nullptr ? &c_float : nullptr;
     if (a.rank() != 2 || b.rank() != 2) {
-      return ctx.Error(absl::StrCat("A and B must be 2-D, received ", DimsToString(a.dims()), " and ",
-                                    DimsToString(b.dims())));
+      return ctx.Error(
+          absl::StrCat("A and B must be 2-D, received ", DimsToString(a.dims()), " and ", DimsToString(b.dims())));
     }
     const int64_t m = trans_a_ ? a.dims()[1] : a.dims()[0];
     const int64_t k = trans_a_ ? a.dims()[0] : a.dims()[1];
     const int64_t kb = trans_b_ ? b.dims()[1] : b.dims()[0];
     const int64_t n = trans_b_ ? b.dims()[0] : b.dims()[1];
     if (k != kb) {
-      return ctx.Error(absl::StrCat("inner dimensions differ: A ", DimsToString(a.dims()), " transA=", trans_a_,
-                                    ", B ", DimsToString(b.dims()), " transB=", trans_b_));
+      return ctx.Error(absl::StrCat("inner dimensions differ: A ", DimsToString(a.dims()), " transA=", trans_a_, ", B ",
+                                    DimsToString(b.dims()), " transB=", trans_b_));
     }
     ASSIGN_OR_RETURN(Tensor* y_out, ctx.Output(0, {m, n}, a_in->type()));
     Tensor y_float = IsHalfLike(a_in->type()) ? Tensor::Allocate(DataType::kFloat, {m, n}) : *y_out;
@@ -66,8 +89,8 @@ class Gemm final : public OpKernel {
     if (use_c) {
       auto shape = BroadcastShape(c->dims(), y->dims());
       if (!shape.ok() || *shape != y->dims()) {
-        return ctx.Error(absl::StrCat("C of shape ", DimsToString(c->dims()), " cannot broadcast to ",
-                                      DimsToString(y->dims())));
+        return ctx.Error(
+            absl::StrCat("C of shape ", DimsToString(c->dims()), " cannot broadcast to ", DimsToString(y->dims())));
       }
     }
     absl::Status status = DispatchTypes<float, double, int32_t, int64_t, uint32_t, uint64_t>(a.type(), [&](auto tag) {
@@ -75,11 +98,11 @@ class Gemm final : public OpKernel {
       T* out = y->mutable_data<T>();
       if (use_c) FillWithBroadcastC<T>(*c, m, n, out);  // then y = alpha*AB + beta*y
       if constexpr (std::is_same_v<T, float>) {
-        return Sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.data<float>(), a.dims()[1], b.data<float>(),
-                     b.dims()[1], use_c ? beta_ : 0.f, out, n);
+        return Sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.data<float>(), a.dims()[1], b.data<float>(), b.dims()[1],
+                     use_c ? beta_ : 0.f, out, n);
       } else {
-        GemmReference<T>(trans_a_, trans_b_, m, n, k, static_cast<T>(alpha_), a.data<T>(), a.dims()[1],
-                         b.data<T>(), b.dims()[1], use_c ? static_cast<T>(beta_) : T(0), out, n);
+        GemmReference<T>(trans_a_, trans_b_, m, n, k, static_cast<T>(alpha_), a.data<T>(), a.dims()[1], b.data<T>(),
+                         b.dims()[1], use_c ? static_cast<T>(beta_) : T(0), out, n);
         return absl::OkStatus();
       }
     });
@@ -89,10 +112,17 @@ class Gemm final : public OpKernel {
   }
 
  private:
+  explicit Gemm(const OpKernelInfo& info)
+      : trans_a_(info.AttrOr<int64_t>("transA", 0) != 0),
+        trans_b_(info.AttrOr<int64_t>("transB", 0) != 0),
+        alpha_(info.AttrOr<float>("alpha", 1.f)),
+        beta_(info.AttrOr<float>("beta", 1.f)) {}
+
   bool trans_a_;
   bool trans_b_;
   float alpha_;
   float beta_;
+  std::unique_ptr<DnnlMatMul> packed_;  // constant B (and bias row C): oneDNN's matmul
 };
 
 }  // namespace

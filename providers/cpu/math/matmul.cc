@@ -1,7 +1,10 @@
 // MatMul with numpy semantics (see MatMulShape). float goes through oneDNN's
-// sgemm; float16/bfloat16 multiply in float.
-#include "onyx/status_macros.h"
+// sgemm, or, for a constant 2-D B (a weight: projections, language-model
+// heads), oneDNN's matmul with B packed once (DnnlMatMul); float16/bfloat16
+// multiply in float.
 #include "framework/op_kernel.h"
+#include "onyx/status_macros.h"
+#include "providers/cpu/math/dnnl_matmul.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/math/gemm_util.h"
 #include "providers/cpu/math/math_kernels.h"
@@ -12,7 +15,16 @@ namespace {
 
 class MatMul final : public OpKernel {
  public:
-  explicit MatMul(const OpKernelInfo&) {}
+  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
+    std::unique_ptr<DnnlMatMul> packed;
+    const Tensor* b = info.ConstantInput(1);
+    if (b != nullptr && b->type() == DataType::kFloat && b->rank() == 2 && b->num_elements() > 0) {
+      auto created = DnnlMatMul::Create(*b, nullptr, DnnlMatMul::Activation::kNone);
+      if (!created.ok()) return info.Error(created.status().message());
+      packed = *std::move(created);
+    }
+    return std::unique_ptr<OpKernel>(new MatMul(std::move(packed)));
+  }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
     ASSIGN_OR_RETURN(const Tensor* a_in, RequireInput(ctx, 0, "A"));
@@ -20,8 +32,8 @@ class MatMul final : public OpKernel {
     const Tensor a = UpcastToFloat(*a_in);
     const Tensor b = UpcastToFloat(*b_in);
     if (a.type() != b.type()) {
-      return ctx.Error(absl::StrCat("input types differ: ", DataTypeName(a_in->type()), " vs ",
-                                    DataTypeName(b_in->type())));
+      return ctx.Error(
+          absl::StrCat("input types differ: ", DataTypeName(a_in->type()), " vs ", DataTypeName(b_in->type())));
     }
     auto shape = MatMulShape::Make(a.dims(), b.dims());
     if (!shape.ok()) return ctx.Error(shape.status().message());
@@ -43,6 +55,11 @@ class MatMul final : public OpKernel {
           return absl::OkStatus();
         }
       };
+      if constexpr (std::is_same_v<T, float>) {
+        if (packed_ != nullptr && s.b_shared && b_in->type() == DataType::kFloat && k > 0) {
+          return packed_->Run(pa, s.batches * m, py);
+        }
+      }
       if (s.b_shared) return gemm(s.batches * m, pa, pb, py);  // one large multiply
       for (int64_t i = 0; i < s.batches; ++i) {
         RETURN_IF_ERROR(gemm(m, pa + s.a_offset[i] * m * k, pb + s.b_offset[i] * k * n, py + i * m * n));
@@ -53,6 +70,10 @@ class MatMul final : public OpKernel {
     DowncastFromFloat(y, *y_out);
     return absl::OkStatus();
   }
+
+ private:
+  explicit MatMul(std::unique_ptr<DnnlMatMul> packed) : packed_(std::move(packed)) {}
+  std::unique_ptr<DnnlMatMul> packed_;  // nullptr: B is not a constant float matrix
 };
 
 }  // namespace

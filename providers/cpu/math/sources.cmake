@@ -30,6 +30,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
 if(ONYX_BUILD_TESTS)
   add_executable(math_kernel_tests
     math/activation_test.cc
+    math/constant_weight_products_test.cc
     math/bitwise_test.cc
     math/dnnl_matmul_test.cc
     math/math_ops_test.cc

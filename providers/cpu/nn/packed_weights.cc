@@ -10,7 +10,8 @@ namespace onyx {
 namespace {
 
 struct Entry {
-  Tensor source;  // keeps the identifying address alive
+  Tensor source;                   // keeps the identifying address alive
+  dnnl::memory::desc source_desc;  // the same bytes read in another layout are another matrix
   dnnl::memory::desc packed_desc;
   dnnl::memory packed;
 };
@@ -42,7 +43,7 @@ absl::StatusOr<std::shared_ptr<const dnnl::memory>> PackedWeights(const Tensor& 
       continue;
     }
     if (e->source.raw() == source.raw() && e->source.byte_size() == source.byte_size() &&
-        e->packed_desc == packed_desc) {
+        e->source_desc == source_desc && e->packed_desc == packed_desc) {
       found = std::move(e);
     }
     ++i;
@@ -50,6 +51,7 @@ absl::StatusOr<std::shared_ptr<const dnnl::memory>> PackedWeights(const Tensor& 
   if (found == nullptr) {
     auto entry = std::make_shared<Entry>();
     entry->source = source;
+    entry->source_desc = source_desc;
     entry->packed_desc = packed_desc;
     RETURN_IF_ERROR(DnnlGuarded("weight reorder", [&]() -> absl::Status {
       entry->packed = dnnl::memory(packed_desc, DnnlCpuEngine());

@@ -17,7 +17,8 @@
 namespace onyx {
 
 // `source` (laid out as `source_desc`) reordered into `packed_desc`: the
-// existing copy when a live kernel already made it, else a new one.
+// existing copy when a live kernel already made it from the same bytes read
+// in the same layout, else a new one.
 absl::StatusOr<std::shared_ptr<const dnnl::memory>> PackedWeights(const Tensor& source,
                                                                   const dnnl::memory::desc& source_desc,
                                                                   const dnnl::memory::desc& packed_desc);
