@@ -36,8 +36,8 @@ class Gru final : public OpKernel {
     const int64_t h = in.hidden, batch = in.batch, dirs = attrs_.num_directions;
     Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
     Tensor y_h = in.initial_h.Clone();
-    std::vector<T> xw, zr(batch * 2 * h), hh(batch * h), rh(batch * h);
-    for (int d = 0; d < dirs; ++d) {
+    RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
+      std::vector<T> xw, zr(batch * 2 * h), hh(batch * h), rh(batch * h);
       const bool reverse = attrs_.reverse || d == 1;
       RETURN_IF_ERROR(InputProjection<T>(in, d, 3, 2, xw));
       T* state = y_h.mutable_data<T>() + d * batch * h;
@@ -92,7 +92,8 @@ class Gru final : public OpKernel {
           }
         }
       }
-    }
+      return absl::OkStatus();
+    }));
     return WriteRnnOutputs(ctx, attrs_, in, y, {&y_h});
   }
 

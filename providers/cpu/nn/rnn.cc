@@ -30,8 +30,8 @@ class Rnn final : public OpKernel {
     const int64_t h = in.hidden, batch = in.batch, dirs = attrs_.num_directions;
     Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
     Tensor y_h = in.initial_h.Clone();
-    std::vector<T> xw, hr(batch * h);
-    for (int d = 0; d < dirs; ++d) {
+    RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
+      std::vector<T> xw, hr(batch * h);
       const bool reverse = attrs_.reverse || d == 1;
       RETURN_IF_ERROR(InputProjection<T>(in, d, 1, 1, xw));
       T* state = y_h.mutable_data<T>() + d * batch * h;
@@ -50,7 +50,8 @@ class Rnn final : public OpKernel {
           std::copy(gate, gate + h, y.mutable_data<T>() + ((t * dirs + d) * batch + b) * h);
         }
       }
-    }
+      return absl::OkStatus();
+    }));
     return WriteRnnOutputs(ctx, attrs_, in, y, {&y_h});
   }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/parallel_for.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_util.h"
@@ -283,6 +284,19 @@ absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, c
       RETURN_IF_ERROR(store(index, arranged, {in.batch, dirs, h}));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status ForEachDirection(int directions, const std::function<absl::Status(int)>& fn) {
+  if (directions == 2 && IntraOpThreads() > 1) {
+    absl::Status status[2];
+    ParallelFor(2, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t d = begin; d < end; ++d) status[d] = fn(static_cast<int>(d));
+    });
+    RETURN_IF_ERROR(status[0]);
+    return status[1];
+  }
+  for (int d = 0; d < directions; ++d) RETURN_IF_ERROR(fn(d));
   return absl::OkStatus();
 }
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,11 @@ inline void ClipValues(T* v, int64_t n, float clip) {
 // The time index of step `step` for a sequence of `length` (reverse
 // directions walk each sequence from its own end).
 inline int64_t RnnTimeIndex(bool reverse, int64_t step, int64_t length) { return reverse ? length - 1 - step : step; }
+
+// fn(d) for every direction; the two of a bidirectional layer run on two
+// threads when the session has them (each owns its scratch and writes only
+// its own slices of Y, Y_h and Y_c). The first error is returned.
+absl::Status ForEachDirection(int directions, const std::function<absl::Status(int)>& fn);
 
 // R^T of one direction's recurrent weights r [rows, cols] as [cols, rows]:
 // the per-step product state x R^T then streams whole rows of it (a GEMV over
