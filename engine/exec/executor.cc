@@ -8,8 +8,29 @@
 #include "exec/profiler.h"
 
 #include <chrono>
+#include <exception>
+#include <new>
 
 namespace onyx {
+namespace {
+
+// A kernel that throws (std::bad_alloc from a temporary sized by its input,
+// a library's exception) fails the run with a status, which ExecuteNode
+// prefixes with the node, instead of unwinding through the executor into the
+// caller's thread (a server worker) with the run half done.
+absl::Status ComputeCatching(const OpKernel& kernel, OpKernelContext& ctx) {
+  try {
+    return kernel.Compute(ctx);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("the kernel ran out of memory");
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("the kernel threw: ", e.what()));
+  } catch (...) {
+    return absl::InternalError("the kernel threw an exception of unknown type");
+  }
+}
+
+}  // namespace
 
 absl::Status ExecuteNode(ExecutionFrame& frame, size_t position) {
   const ExecutionPlan& plan = frame.plan();
@@ -22,7 +43,7 @@ absl::Status ExecuteNode(ExecutionFrame& frame, size_t position) {
   FrameKernelContext ctx(frame, node);
   ScopedIntraOpThreads threads(plan.intra_op_threads);
   const auto start = std::chrono::steady_clock::now();
-  absl::Status status = node.kernel->Compute(ctx);
+  absl::Status status = ComputeCatching(*node.kernel, ctx);
   const int64_t ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   node.stats->Record(ns);

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -64,9 +66,22 @@ class Delayed final : public OpKernel {
   int64_t delay_us_;
 };
 
+// Throws instead of computing: a kernel failing the C++ way.
+class Throwing final : public OpKernel {
+ public:
+  explicit Throwing(std::string what) : what_(std::move(what)) {}
+  absl::Status Compute(OpKernelContext&) const override {
+    if (what_ == "bad_alloc") throw std::bad_alloc();
+    throw std::runtime_error("test kernel failure");
+  }
+
+ private:
+  std::string what_;
+};
+
 }  // namespace
 
-TestExecutionProvider::TestExecutionProvider(std::set<std::string> ops, int64_t delay_us) {
+TestExecutionProvider::TestExecutionProvider(std::set<std::string> ops, int64_t delay_us, std::string throws) {
   const KernelRegistry& cpu = CpuKernelRegistry();
   for (const auto& [domain, op] : cpu.Ops()) {
     if (!domain.empty() || !ops.count(op)) continue;
@@ -74,7 +89,11 @@ TestExecutionProvider::TestExecutionProvider(std::set<std::string> ops, int64_t 
       KernelDef def = entry->def;
       def.provider = "test";
       KernelFactory factory = entry->factory;
-      if (delay_us > 0) {
+      if (!throws.empty()) {
+        factory = [throws](const OpKernelInfo&) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+          return std::unique_ptr<OpKernel>(new Throwing(throws));
+        };
+      } else if (delay_us > 0) {
         factory = [inner = entry->factory,
                    delay_us](const OpKernelInfo& info) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
           ASSIGN_OR_RETURN(auto kernel, inner(info));
@@ -106,17 +125,24 @@ absl::StatusOr<std::unique_ptr<IExecutionProvider>> CreateTestExecutionProvider(
     for (absl::string_view op : absl::StrSplit(it->second, '+', absl::SkipEmpty())) ops.insert(std::string(op));
   }
   int64_t delay_us = 0;
+  std::string throws;
   for (const auto& [key, value] : options.settings) {
-    if (key == "delay_us") {
+    if (key == "throw") {
+      if (value != "bad_alloc" && value != "runtime_error") {
+        return absl::InvalidArgumentError("provider 'test': throw expects bad_alloc or runtime_error, received '" +
+                                          value + "'");
+      }
+      throws = value;
+    } else if (key == "delay_us") {
       if (!absl::SimpleAtoi(value, &delay_us) || delay_us < 0) {
         return absl::InvalidArgumentError("provider 'test': delay_us expects a non-negative integer, received '" +
                                           value + "'");
       }
     } else if (key != "ops") {
-      return absl::InvalidArgumentError("provider 'test' has no option '" + key + "' (known: ops, delay_us)");
+      return absl::InvalidArgumentError("provider 'test' has no option '" + key + "' (known: ops, delay_us, throw)");
     }
   }
-  return std::unique_ptr<IExecutionProvider>(new TestExecutionProvider(std::move(ops), delay_us));
+  return std::unique_ptr<IExecutionProvider>(new TestExecutionProvider(std::move(ops), delay_us, throws));
 }
 
 }  // namespace onyx

@@ -6,6 +6,8 @@
 //   SessionOptions options;
 //   options.providers = {"test:ops=Relu+Add"};   // claims Relu and Add only
 //   options.providers = {"test:ops=Relu;delay_us=200"};  // each kernel sleeps first
+//   options.providers = {"test:ops=Relu;throw=bad_alloc"};  // each kernel throws
+//     (bad_alloc or runtime_error: what the executor must turn into a status)
 //
 // Its kernels run on the session's test-device stream, a thread of its own, so
 // waits between that lane and CPU lanes are real.
@@ -25,7 +27,8 @@ namespace onyx {
 
 class TestExecutionProvider final : public IExecutionProvider {
  public:
-  TestExecutionProvider(std::set<std::string> ops, int64_t delay_us);
+  // `throws`: "", "bad_alloc" or "runtime_error".
+  TestExecutionProvider(std::set<std::string> ops, int64_t delay_us, std::string throws = "");
 
   const char* name() const override { return "test"; }
   const char* device() const override { return "test"; }

@@ -1,11 +1,14 @@
 #include "server/grpc/infer_call.h"
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "onyx/status_macros.h"
 #include "server/grpc/shared_memory_io.h"
+#include "server/grpc/status_util.h"
 #include "server/scheduling/overload.h"
 
 namespace onyx::server {
@@ -70,11 +73,9 @@ InferFinish LoggingFinish(InferFinish finish, std::shared_ptr<RequestLogLine> li
   };
 }
 
-}  // namespace
-
-void StartInference(const InferEnv& env, const inference::ModelInferRequest* request,
-                    inference::ModelInferResponse* response, InferFinish finish,
-                    const InferCallOptions& call_options) {
+void StartInferenceUnguarded(const InferEnv& env, const inference::ModelInferRequest* request,
+                             inference::ModelInferResponse* response, InferFinish finish,
+                             const InferCallOptions& call_options) {
   const SteadyClock::time_point start = SteadyClock::now();
   std::shared_ptr<RequestLogLine> log_line;
   if (env.request_log != nullptr && env.request_log->Sample()) {
@@ -153,10 +154,13 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
       const std::string& version = model->version_string();
       ModelStats* stats = &model->stats();
       if (status.ok()) {
-        status = FillInferResponse(*request, name, version, output_names, *result, response);
+        status = StatusFromExceptions("writing the response", [&] {
+          RETURN_IF_ERROR(
+              FillInferResponse(*request, name, version, output_names, *result, response));
+          RETURN_IF_ERROR(WriteSharedMemoryOutputs(*request, shm_outputs, response));
+          return CheckReplySize(*response, max_reply_bytes);
+        });
       }
-      if (status.ok()) status = WriteSharedMemoryOutputs(*request, shm_outputs, response);
-      if (status.ok()) status = CheckReplySize(*response, max_reply_bytes);
       timings.compute_output_ns = NsSince(output_start);
       timings.total_ns = NsSince(start);
       timings.end_ms = NowMs();
@@ -177,6 +181,32 @@ void StartInference(const InferEnv& env, const inference::ModelInferRequest* req
     }
     return fail(status);
   }
+}
+
+}  // namespace
+
+void StartInference(const InferEnv& env, const inference::ModelInferRequest* request,
+                    inference::ModelInferResponse* response, InferFinish finish,
+                    const InferCallOptions& call_options) {
+  // `finish` runs exactly once even when decoding throws after it ran or the
+  // request was handed to the scheduler: the call is answered (INTERNAL or
+  // RESOURCE_EXHAUSTED) instead of the exception unwinding into gRPC with the
+  // call open and the server's drain waiting on it forever.
+  struct Once {
+    std::atomic<bool> done{false};
+    InferFinish finish;
+  };
+  auto once = std::make_shared<Once>();
+  once->finish = std::move(finish);
+  InferFinish guarded =
+      [once](const std::string& model, const std::string& version, const absl::Status& status) {
+    if (!once->done.exchange(true)) once->finish(model, version, status);
+  };
+  const absl::Status thrown = StatusFromExceptions("decoding the request", [&] {
+    StartInferenceUnguarded(env, request, response, std::move(guarded), call_options);
+    return absl::OkStatus();
+  });
+  if (!thrown.ok() && !once->done.exchange(true)) once->finish("", "", thrown);
 }
 
 }  // namespace onyx::server

@@ -176,7 +176,7 @@ grpc::ServerUnaryReactor* InferenceService::RunOnRepositoryQueue(
   }
   // The gate keeps main from tearing the repository down under the queue.
   absl::Status queued = repository_calls_.Submit([this, reactor, work = std::move(work)]() mutable {
-    const absl::Status status = work();
+    const absl::Status status = StatusFromExceptions("the repository call", [&] { return work(); });
     reactor->Finish(ToGrpcStatus(status));
     gate_.Exit();
   });

@@ -1,5 +1,8 @@
 #include "server/grpc/status_util.h"
 
+#include <new>
+#include <stdexcept>
+
 #include "gtest/gtest.h"
 
 namespace onyx::server {
@@ -25,6 +28,22 @@ TEST(StatusUtilTest, KeepsCodeAndMessage) {
     EXPECT_EQ(s.error_code(), c.code) << c.in;
     EXPECT_EQ(s.error_message(), "m");
   }
+}
+
+TEST(StatusFromExceptionsTest, TurnsThrowsIntoStatusesNamingTheWork) {
+  EXPECT_TRUE(StatusFromExceptions("work", [] { return absl::OkStatus(); }).ok());
+  EXPECT_EQ(StatusFromExceptions("work", [] { return absl::NotFoundError("x"); }),
+            absl::NotFoundError("x"));
+  const absl::Status oom = StatusFromExceptions("decoding the request",
+                                                []() -> absl::Status { throw std::bad_alloc(); });
+  EXPECT_EQ(oom.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(oom.message(), "decoding the request: out of memory");
+  const absl::Status thrown = StatusFromExceptions(
+      "writing the response", []() -> absl::Status { throw std::length_error("basic_string"); });
+  EXPECT_EQ(thrown.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(thrown.message(), "writing the response failed: basic_string");
+  const absl::Status odd = StatusFromExceptions("work", []() -> absl::Status { throw 7; });
+  EXPECT_EQ(odd.code(), absl::StatusCode::kInternal);
 }
 
 }  // namespace
