@@ -6,6 +6,7 @@
 #include <deque>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -250,6 +251,18 @@ absl::StatusOr<ModelInputs> ReadModelInputs(const std::string& model_path) {
         const std::string& op = node.op_type();
         if (slot == 0 && PassesValuesThrough(op) && node.output_size() > 0) {
           if (seen.insert(node.output(0)).second) pending.push_back(node.output(0));
+        } else if (op == "EmbedLayerNormalization") {
+          // com.microsoft: ids index the word (input 2), segment (4) and
+          // position (3) tables; the mask (7) holds 0 and 1.
+          static const std::map<int, int> kTableOf = {{0, 2}, {1, 4}, {8, 3}};
+          int64_t rows = -1;
+          if (slot == 7) {
+            rows = 2;
+          } else if (auto table = kTableOf.find(slot); table != kTableOf.end() && table->second < node.input_size()) {
+            auto data = stated.find(node.input(table->second));
+            if (data != stated.end() && !data->second.empty()) rows = data->second[0];
+          }
+          if (rows > 0) bound = bound < 0 ? rows : std::min(bound, rows);
         } else if (slot == 1 && (op == "Gather" || op == "GatherElements")) {
           auto data = stated.find(node.input(0));
           if (data == stated.end() || data->second.empty()) continue;

@@ -44,7 +44,10 @@ DESCRIPTIONS = {
     "sequence": "BERT-base and a 4-layer BERT (seq 128, padding mask), a 6-layer GPT-2-style decoder with its "
                 "language-model head (seq 128, causal mask), ViT-B/16, 2-layer bidirectional LSTM and GRU (100 "
                 "steps), a 3-layer MLP; written as Hugging Face's and torchvision's modules are, random weights, "
-                "opset 17, dynamic batch and sequence",
+                "opset 17, dynamic batch and sequence; *_fused: BERT-base and the decoder with the same weights "
+                "in the com.microsoft operators of ONNX Runtime's transformer optimizer (EmbedLayerNormalization, "
+                "Attention, SkipLayerNormalization, BiasGelu / FastGelu); *_int8: the 4-layer BERT with its weight "
+                "MatMuls dynamically quantized (int8 weights; MatMulInteger, or DynamicQuantizeMatMul for _dqmm)",
 }
 
 

@@ -5,7 +5,11 @@ usage: gen_models.py OUT_DIR [--small] [--set cnn|sequence] [--models a,b] [--li
 
 Two sets: "cnn" (below) and "sequence" (sequence_models.py: BERT, a GPT-2-style
 decoder, ViT, LSTM, GRU, an MLP; several inputs, int64 token ids, a dynamic
-"sequence" dimension recorded in meta.json's "fixed_dims").
+"sequence" dimension recorded in meta.json's "fixed_dims"). The sequence set
+also holds bert_base_fused and gpt2_6layer_fused (fused_models.py): their
+base model's weights, inputs and reference written in the com.microsoft
+operators ONNX Runtime's transformer optimizer produces (meta.json
+"fused_from" names the base).
 
 Each model gets OUT_DIR/<name>/model.onnx (opset 17, dynamic batch dimension
 named "batch"), meta.json (input and output names, dtypes, dims with "batch"
@@ -44,6 +48,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision.models as tv
 
+from fused_models import FUSED_MODELS
 from sequence_models import SEQUENCE_MODELS
 
 # Bump when a model's definition, weights or reference data change: models
@@ -274,19 +279,10 @@ def export(name, out_dir, small):
     return True
 
 
-def export_sequence(name, out_dir, small):
-    """A model of the sequence set: every input and output stored, the
-    "sequence" dimension dynamic in the graph and fixed in meta.json."""
-    build, make_inputs, output_names, build_small = SEQUENCE_MODELS[name]
-    meta_path = os.path.join(out_dir, name, "meta.json")
-    if os.path.exists(meta_path):
-        with open(meta_path) as f:
-            if json.load(f).get("generator_version") == GENERATOR_VERSION:
-                return False
-    seed = 2000 + sorted(SEQUENCE_MODELS).index(name)
-    torch.manual_seed(seed)
-    generator = torch.Generator().manual_seed(seed)
-    model = (build_small or build)() if small else build()
+def randomize_sequence_model(model, generator):
+    """Random LayerNorm affine parameters, embeddings with BERT's and GPT-2's
+    initialiser and ViT's zero-initialised head drawn at random, so that
+    every parameter changes the output; then eval mode."""
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, nn.LayerNorm):
@@ -298,9 +294,41 @@ def export_sequence(name, out_dir, small):
                 m.weight.normal_(0.0, 0.02, generator=generator)  # ViT's head starts at zero
                 m.bias.normal_(0.0, 0.02, generator=generator)
     model.eval()
-    inputs = make_inputs(REFERENCE_BATCH, small, generator)
+
+
+def sequence_model(name, small):
+    """Sequence-set model `name` of SEQUENCE_MODELS built, randomized and
+    given its example inputs, all from its own seed: (seed, module, inputs,
+    output names). A fused variant calls it with its base's name and so gets
+    the very same weights and inputs."""
+    build, make_inputs, output_names, build_small = SEQUENCE_MODELS[name]
+    seed = 2000 + sorted(SEQUENCE_MODELS).index(name)
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    model = (build_small or build)() if small else build()
+    randomize_sequence_model(model, generator)
+    return seed, model, make_inputs(REFERENCE_BATCH, small, generator), output_names
+
+
+def export_sequence(name, out_dir, small):
+    """A model of the sequence set: every input and output stored, the
+    "sequence" dimension dynamic in the graph and fixed in meta.json. A
+    FUSED_MODELS variant is written with onnx.helper from its base's module
+    (fused_models.py); torch's output for that module is its reference."""
+    meta_path = os.path.join(out_dir, name, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            if json.load(f).get("generator_version") == GENERATOR_VERSION:
+                return False
+    base, build_fused = FUSED_MODELS.get(name, (name, None))
+    base, matmul_form = QUANTIZED_SEQUENCE.get(name, (base, None))
+    seed, model, inputs, output_names = sequence_model(base, small)
     with torch.no_grad():
-        expected = model(*[t for _, t, _ in inputs])
+        if matmul_form:
+            with FakeQuantizedMatMuls(model.layers.modules()):
+                expected = model(*[t for _, t, _ in inputs])
+        else:
+            expected = model(*[t for _, t, _ in inputs])
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     path = os.path.join(out_dir, name)
     data = os.path.join(path, "test_data_set_0")
@@ -316,8 +344,18 @@ def export_sequence(name, out_dir, small):
         if "sequence" in fixed and out.dim() >= 2 and out.shape[1] == fixed["sequence"]:
             axes[1] = "sequence"
         dynamic[output_name] = axes
-    torch.onnx.export(model, tuple(t for _, t, _ in inputs), os.path.join(path, "model.onnx"), opset_version=OPSET,
-                      input_names=[n for n, _, _ in inputs], output_names=output_names, dynamic_axes=dynamic)
+    if build_fused:
+        import onnx
+        onnx.save(build_fused(model), os.path.join(path, "model.onnx"))
+    else:
+        torch.onnx.export(model, tuple(t for _, t, _ in inputs), os.path.join(path, "model.onnx"),
+                          opset_version=OPSET, input_names=[n for n, _, _ in inputs], output_names=output_names,
+                          dynamic_axes=dynamic)
+    if matmul_form:
+        import onnx
+        from quantize_dynamic import quantize_model
+        model_path = os.path.join(path, "model.onnx")
+        onnx.save(quantize_model(onnx.load(model_path), matmul=matmul_form), model_path)
     for i, (input_name, tensor, _) in enumerate(inputs):
         save_tensor(os.path.join(data, f"input_{i}.pb"), tensor.numpy(), input_name)
         tensor.numpy().tofile(os.path.join(data, f"input_{i}.bin"))
@@ -336,12 +374,56 @@ def export_sequence(name, out_dir, small):
         "reference_batch": REFERENCE_BATCH,
         "output_abs_max": max(float(o.abs().max()) for o in expected),
     }
+    if build_fused:
+        meta["fused_from"] = base
+    if matmul_form:
+        # As for the int8 CNNs: 2% of the outputs' range covers an activation
+        # on a rounding boundary flipping by one step; an error in the integer
+        # arithmetic moves outputs by far more.
+        meta["quantized_from"] = base
+        meta["atol"] = 0.02 * max(float(o.max() - o.min()) for o in expected)
     with open(meta_path, "w") as f:
         json.dump(meta, f, indent=1)
     return True
 
 
-SETS = {"cnn": list(MODELS), "sequence": list(SEQUENCE_MODELS)}
+# Dynamically quantized sequence models -> (float base, MatMul form of
+# quantize_dynamic.py): DynamicQuantizeLinear + MatMulInteger as ONNX
+# Runtime's quantizer writes it, and the com.microsoft DynamicQuantizeMatMul
+# its optimizer folds that into.
+QUANTIZED_SEQUENCE = {"bert_4layer_int8": ("bert_4layer", "integer"),
+                      "bert_4layer_int8_dqmm": ("bert_4layer", "dqmm")}
+
+
+class FakeQuantizedMatMuls:
+    """While active, every nn.Linear of `modules` (those the exporter wrote
+    as MatMul: 3-D inputs) computes with its weight quantized as
+    quantize_dynamic.py quantizes B (int8, per tensor, symmetric) and
+    dequantized, on its input quantized as DynamicQuantizeLinear does it; the
+    bias stays float (a float Add after the product, as in the graph)."""
+
+    def __init__(self, modules):
+        self.linears = [m for m in modules if isinstance(m, nn.Linear)]
+        self.saved, self.hooks = [], []
+
+    def __enter__(self):
+        from quantize_dynamic import quantize_weight
+        for linear in self.linears:
+            q, scale, _ = quantize_weight(linear.weight.data.numpy().T)
+            self.saved.append(linear.weight.data)
+            linear.weight.data = torch.from_numpy((q.astype(np.float64) * scale[0]).astype(np.float32).T.copy())
+            self.hooks.append(linear.register_forward_pre_hook(
+                lambda module, args: (FakeQuantizedConvs.quantize(args[0]),)))
+        return self
+
+    def __exit__(self, *exc):
+        for hook in self.hooks:
+            hook.remove()
+        for linear, w in zip(self.linears, self.saved):
+            linear.weight.data = w
+
+
+SETS = {"cnn": list(MODELS), "sequence": list(SEQUENCE_MODELS) + list(FUSED_MODELS) + list(QUANTIZED_SEQUENCE)}
 
 
 def main():
@@ -368,7 +450,7 @@ def main():
     warnings.filterwarnings("ignore", category=UserWarning)  # the exporter's notes on every model
     warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     for name in names:
-        exporter = export_sequence if name in SEQUENCE_MODELS else export
+        exporter = export_sequence if name in SETS["sequence"] else export
         if exporter(name, args.out_dir, args.small):
             print(f"exported {name}", file=sys.stderr)
     return 0

@@ -1,16 +1,25 @@
 #!/usr/bin/python3
-"""Dynamic int8 quantization of a float CNN, written with onnx.helper the way
-ONNX Runtime's quantize_dynamic writes it for Conv (QInt8 weights, per
-tensor, symmetric; activations quantized at run time):
+"""Dynamic int8 quantization of a float model, written with onnx.helper the
+way ONNX Runtime's quantize_dynamic writes it (QInt8 weights, per tensor,
+symmetric; activations quantized at run time). For Conv:
 
     x_q, x_scale, x_zp = DynamicQuantizeLinear(x)          (uint8)
     y_i32 = ConvInteger(x_q, W_q, x_zp, W_zp)               (W_q int8, W_zp 0)
     y = Cast(y_i32, float) * (x_scale * W_scale) [+ B as [1, M, 1, 1]]
 
-Every Conv with a constant float weight (and bias) is replaced; the rest of the graph
-is kept. A value quantized once is reused by every Conv that reads it.
+for MatMul with a constant 2-D B, either the same chain with MatMulInteger
 
-usage: quantize_dynamic.py IN.onnx OUT.onnx [--weight-type int8|uint8] [--per-channel]
+    y = Cast(MatMulInteger(x_q, B_q, x_zp, B_zp), float) * (x_scale * B_scale)
+
+or (matmul_form="dqmm") the one com.microsoft node ONNX Runtime's
+optimizer folds that chain into: y = DynamicQuantizeMatMul(x, B_q, B_scale,
+B_zp).
+
+Every Conv (and, with --matmul, every MatMul) with a constant float weight is
+replaced; the rest of the graph is kept. A value quantized once is reused by
+every node that reads it.
+
+usage: quantize_dynamic.py IN.onnx OUT.onnx [--weight-type int8|uint8] [--per-channel] [--matmul integer|dqmm]
 """
 import sys
 
@@ -39,12 +48,46 @@ def quantize_weight(w, weight_type="int8", per_channel=False):
     return q, scale.astype(np.float32).reshape(-1), zp.reshape(-1)
 
 
-def quantize_model(model, weight_type="int8", per_channel=False):
+def quantize_matmul(node, inits, quantized, nodes, new_inits, weight_type, form):
+    """Appends the quantized form of `node` (a MatMul with a constant 2-D B)."""
+    x, w_name = node.input[0], node.input[1]
+    base = node.name or node.output[0]
+    w_q, w_scale, w_zp = quantize_weight(numpy_helper.to_array(inits[w_name]), weight_type)
+    w_scale, w_zp = w_scale.reshape(()), w_zp.reshape(())
+    new_inits += [numpy_helper.from_array(w_q, f"{w_name}_quantized"),
+                  numpy_helper.from_array(w_scale, f"{w_name}_scale"),
+                  numpy_helper.from_array(w_zp, f"{w_name}_zero_point")]
+    if form == "dqmm":
+        nodes.append(helper.make_node("DynamicQuantizeMatMul", [x, f"{w_name}_quantized", f"{w_name}_scale",
+                                                                f"{w_name}_zero_point"], [node.output[0]],
+                                      name=f"{base}_dqmm", domain="com.microsoft"))
+        return
+    if x not in quantized:
+        q = (f"{x}_quantized", f"{x}_scale", f"{x}_zero_point")
+        nodes.append(helper.make_node("DynamicQuantizeLinear", [x], list(q), name=f"{x}_QuantizeLinear"))
+        quantized[x] = q
+    x_q, x_scale, x_zp = quantized[x]
+    nodes.append(helper.make_node("MatMulInteger", [x_q, f"{w_name}_quantized", x_zp, f"{w_name}_zero_point"],
+                                  [f"{base}_output_quantized"], name=f"{base}_quant"))
+    nodes.append(helper.make_node("Cast", [f"{base}_output_quantized"], [f"{base}_output_quantized_cast"],
+                                  to=TensorProto.FLOAT, name=f"{base}_cast"))
+    nodes.append(helper.make_node("Mul", [x_scale, f"{w_name}_scale"], [f"{base}_scales_mul"],
+                                  name=f"{base}_scales_mul"))
+    nodes.append(helper.make_node("Mul", [f"{base}_output_quantized_cast", f"{base}_scales_mul"], [node.output[0]],
+                                  name=f"{base}_output_scale_mul"))
+
+
+def quantize_model(model, weight_type="int8", per_channel=False, matmul=None):
+    """matmul: None (Conv only), "integer" or "dqmm" (MatMul too, in that form)."""
     graph = model.graph
     inits = {t.name: t for t in graph.initializer}
     nodes, quantized = [], {}
     new_inits = []
     for node in graph.node:
+        if (matmul and node.op_type == "MatMul" and node.input[1] in inits
+                and len(inits[node.input[1]].dims) == 2):
+            quantize_matmul(node, inits, quantized, nodes, new_inits, weight_type, matmul)
+            continue
         w_name = node.input[1] if node.op_type == "Conv" and len(node.input) > 1 else None
         bias_name = node.input[2] if w_name is not None and len(node.input) > 2 else ""
         if w_name is None or w_name not in inits or (bias_name and bias_name not in inits):
@@ -91,6 +134,8 @@ def quantize_model(model, weight_type="int8", per_channel=False):
     del graph.initializer[:]
     graph.initializer.extend(kept + [t for t in new_inits if t.name in used])
     del graph.value_info[:]
+    if matmul == "dqmm" and not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     return model
 
 
@@ -101,8 +146,9 @@ def main():
     p.add_argument("output")
     p.add_argument("--weight-type", choices=["int8", "uint8"], default="int8")
     p.add_argument("--per-channel", action="store_true")
+    p.add_argument("--matmul", choices=["integer", "dqmm"], help="also quantize MatMuls, in this form")
     args = p.parse_args()
-    model = quantize_model(onnx.load(args.input), args.weight_type, args.per_channel)
+    model = quantize_model(onnx.load(args.input), args.weight_type, args.per_channel, args.matmul)
     onnx.checker.check_model(model)
     onnx.save(model, args.output)
     return 0
