@@ -2,6 +2,7 @@
 // direct double-precision loop, the mask forms against hand-written masks,
 // and the forms the kernels refuse (the values themselves are checked against
 // ONNX Runtime's recorded outputs by tests/conformance/contrib_ops).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -203,6 +204,60 @@ TEST(ContribKernelsTest, ShapeErrorsNameTheInput) {
                       {"m", Tensor::Allocate(DataType::kInt32, {2, 2})}},
                      {IntAttr("num_heads", 2)}),
               "the mask (2, 2) must be");
+}
+
+// DynamicQuantizeMatMul with constant B runs in int8 (oneDNN); the values
+// follow ONNX Runtime's formula written out here: A quantized to uint8 over
+// its range including 0 (zero point rounded half to even), the integer
+// product, times a_scale * b_scale, plus the bias. int8 B with zero point 0
+// and uint8 B with 128 (both taken by the int8 product), and int8 B with
+// zero point 3 (the float path) must all agree with it.
+TEST(ContribKernelsTest, DynamicQuantizeMatMulWithConstantWeightsMatchesTheFormula) {
+  const int64_t m = 5, k = 37, n = 19;
+  const std::vector<float> a = Random(m * k, 61), bias = Random(n, 62);
+  std::mt19937 gen(63);
+  std::uniform_int_distribution<int> byte(-127, 127);
+  struct Form {
+    DataType type;
+    int zero_point;
+  };
+  for (const Form& f : {Form{DataType::kInt8, 0}, Form{DataType::kUint8, 128}, Form{DataType::kInt8, 3}}) {
+    std::vector<int> b_values(k * n);
+    for (int& v : b_values) v = byte(gen) + (f.type == DataType::kUint8 ? 128 : 0);
+    Tensor b = Tensor::Allocate(f.type, {k, n}), b_zp = Tensor::Allocate(f.type, {});
+    for (int64_t i = 0; i < k * n; ++i) {
+      if (f.type == DataType::kInt8) b.mutable_data<int8_t>()[i] = static_cast<int8_t>(b_values[i]);
+      else b.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(b_values[i]);
+    }
+    if (f.type == DataType::kInt8) b_zp.mutable_data<int8_t>()[0] = static_cast<int8_t>(f.zero_point);
+    else b_zp.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(f.zero_point);
+    const float b_scale = 0.013f;
+    ModelBuilder model(17);
+    model.Opset("com.microsoft", 1);
+    model.Input("a", DataType::kFloat, {m, k}).Output("y", DataType::kFloat, {m, n});
+    model.Initializer("b", b).Initializer("b_scale", FloatTensor({}, {b_scale})).Initializer("b_zp", b_zp);
+    model.Initializer("bias", FloatTensor({n}, bias));
+    model.Node("DynamicQuantizeMatMul", {"a", "b", "b_scale", "b_zp", "bias"}, {"y"}).set_domain("com.microsoft");
+    auto out = testing::RunModel(model, {{"a", Value(FloatTensor({m, k}, a))}}, {"y"});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const std::vector<float> y = testing::Values<float>((*out)[0]);
+    float lo = 0, hi = 0;
+    for (float v : a) lo = std::min(lo, v), hi = std::max(hi, v);
+    const float a_scale = (hi - lo) / 255.f;
+    const float a_zp = std::nearbyint(std::clamp(-lo / a_scale, 0.f, 255.f));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t sum = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const float q = std::clamp(std::nearbyint(a[i * k + p] / a_scale) + a_zp, 0.f, 255.f);
+          sum += static_cast<int64_t>(q - a_zp) * (b_values[p * n + j] - f.zero_point);
+        }
+        const double want = static_cast<double>(sum) * a_scale * b_scale + bias[j];
+        ASSERT_NEAR(y[i * n + j], want, 1e-5 * (1 + std::fabs(want)))
+            << DataTypeName(f.type) << " zero point " << f.zero_point << " at " << i << ", " << j;
+      }
+    }
+  }
 }
 
 }  // namespace

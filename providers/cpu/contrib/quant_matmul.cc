@@ -13,6 +13,8 @@
 // floats by sgemm (oneDNN's matmul with B packed once when B is constant):
 // every product and partial sum is an integer below 2^24 in magnitude for
 // any realistic K, so the float accumulation equals ONNX Runtime's int32 one.
+// DynamicQuantizeMatMul with a constant B oneDNN's int8 matmul takes (int8
+// with zero point 0, uint8 with 128) runs that product in int8 instead.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -21,10 +23,12 @@
 #include "graph/op_domains.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/contrib/contrib_kernels.h"
+#include "providers/cpu/math/dnnl_integer_matmul.h"
 #include "providers/cpu/math/dnnl_matmul.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/math/gemm_util.h"
 #include "providers/cpu/math/matmul_shape.h"
+#include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
 namespace {
@@ -72,6 +76,13 @@ class QuantMatMul final : public OpKernel {
     const Tensor* b_zp = info.ConstantInput(zp_input);
     if (b != nullptr && b->rank() == 2 && Is8Bit(b->type()) && b->num_elements() > 0 &&
         (b_zp != nullptr || !info.HasInput(zp_input))) {
+      if (dynamic) {
+        // DynamicQuantizeMatMul: A is quantized anyway, so the product can
+        // run in int8 (oneDNN, VNNI) when it takes B's zero point.
+        auto int8 = DnnlIntegerMatMul::Create(*b, b_zp);
+        if (int8.ok()) kernel->int8_ = *std::move(int8);
+        if (!int8.ok() && !absl::IsUnimplemented(int8.status())) return info.Error(int8.status().message());
+      }
       auto zp = PerColumn(b_zp, "b_zero_point", b->dims()[1], 0.f, true);
       if (!zp.ok()) return info.Error(zp.status().message());
       auto packed = DnnlMatMul::Create(ShiftedB(*b, *zp), nullptr, DnnlMatMul::Activation::kNone);
@@ -104,6 +115,13 @@ class QuantMatMul final : public OpKernel {
       RETURN_IF_ERROR(RequireVector(ctx, *bias, "bias", s.n));
     }
 
+    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, s.out, DataType::kFloat));
+    if (y->num_elements() == 0) return absl::OkStatus();
+    float* py = y->mutable_data<float>();
+    if (dynamic_ && int8_ != nullptr && s.b_shared && int8_->k() == s.k && int8_->n() == s.n && s.k > 0) {
+      return RunInt8(ctx, *a, s, *b_scale, bias, py);
+    }
+
     // A - a_zp as float, and A's scale.
     Tensor a_shifted = Tensor::Allocate(DataType::kFloat, a->dims());
     float a_scale;
@@ -124,9 +142,6 @@ class QuantMatMul final : public OpKernel {
       for (int64_t i = 0; i < a->num_elements(); ++i) pa[i] = ByteValue(*a, i) - zp;
     }
 
-    ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, s.out, DataType::kFloat));
-    if (y->num_elements() == 0) return absl::OkStatus();
-    float* py = y->mutable_data<float>();
     const float* pa = a_shifted.data<float>();
     // B and its zero point were constant at creation, so packed_ holds them.
     const bool packed_ok = packed_ != nullptr && s.b_shared && packed_->k() == s.k && packed_->n() == s.n;
@@ -143,26 +158,57 @@ class QuantMatMul final : public OpKernel {
                               pb + s.b_offset[i] * s.k * s.n, s.n, 0.f, py + i * s.m * s.n, s.n));
       }
     }
-    // Y = acc * (a_scale * b_scale) + bias, per column.
-    std::vector<float> multiplier(s.n);
-    for (int64_t j = 0; j < s.n; ++j) multiplier[j] = a_scale * (*b_scale)[j];
-    const float* pbias = bias ? bias->data<float>() : nullptr;
-    const int64_t rows = y->num_elements() / s.n;
-    ParallelFor(rows, std::max<int64_t>(1, 16384 / s.n), [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        float* row = py + r * s.n;
-        if (pbias != nullptr) {
-          for (int64_t j = 0; j < s.n; ++j) row[j] = row[j] * multiplier[j] + pbias[j];
-        } else {
-          for (int64_t j = 0; j < s.n; ++j) row[j] *= multiplier[j];
-        }
-      }
-    });
+    Scale(
+        a_scale, *b_scale, bias, s.n, y->num_elements() / s.n, [py](int64_t i) { return py[i]; }, py);
     return absl::OkStatus();
   }
 
  private:
   explicit QuantMatMul(bool dynamic) : dynamic_(dynamic) {}
+
+  // y[r, j] = acc(r, j) * (a_scale * b_scale[j]) + bias[j].
+  template <typename Acc>
+  static void Scale(float a_scale, const std::vector<float>& b_scale, const Tensor* bias, int64_t n, int64_t rows,
+                    Acc acc, float* py) {
+    std::vector<float> multiplier(n);
+    for (int64_t j = 0; j < n; ++j) multiplier[j] = a_scale * b_scale[j];
+    const float* pbias = bias ? bias->data<float>() : nullptr;
+    ParallelFor(rows, std::max<int64_t>(1, 16384 / n), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        float* row = py + r * n;
+        if (pbias != nullptr) {
+          for (int64_t j = 0; j < n; ++j) row[j] = static_cast<float>(acc(r * n + j)) * multiplier[j] + pbias[j];
+        } else {
+          for (int64_t j = 0; j < n; ++j) row[j] = static_cast<float>(acc(r * n + j)) * multiplier[j];
+        }
+      }
+    });
+  }
+
+  // DynamicQuantizeMatMul in int8: A quantized to uint8 as ONNX Runtime does
+  // (range including 0, scale = range / 255 or 1 for an all-zero A, zero point
+  // rounded half to even), the product in int32 by oneDNN, then scaled.
+  absl::Status RunInt8(OpKernelContext& ctx, const Tensor& a, const MatMulShape& s, const std::vector<float>& b_scale,
+                       const Tensor* bias, float* py) const {
+    const float* x = a.data<float>();
+    const int64_t n = a.num_elements();
+    float lo = 0.f, hi = 0.f;
+    simd::RangeWithZero(x, n, &lo, &hi);
+    const float scale = hi == lo ? 1.f : (hi - lo) / 255.f;
+    const float zp = std::nearbyint(std::max(0.f, std::min(255.f, 0.f - lo / scale)));
+    Tensor q = Tensor::Allocate(DataType::kUint8, a.dims());
+    ParallelFor(n, 16384, [&](int64_t begin, int64_t end) {
+      simd::QuantizeUint8(x + begin, end - begin, scale, zp, q.mutable_data<uint8_t>() + begin);
+    });
+    const int64_t rows = s.batches * s.m;
+    Tensor acc = Tensor::Allocate(DataType::kInt32, {rows, s.n});
+    absl::Status status = int8_->Run(q, rows, static_cast<int32_t>(zp), acc.mutable_data<int32_t>());
+    if (!status.ok()) return ctx.Error(status.message());
+    const int32_t* pacc = acc.data<int32_t>();
+    Scale(
+        scale, b_scale, bias, s.n, rows, [pacc](int64_t i) { return pacc[i]; }, py);
+    return absl::OkStatus();
+  }
 
   // Quantizes float A to uint8 as ONNX Runtime's DynamicQuantizeMatMul does
   // and writes q - zero_point as float; returns the scale.
@@ -184,7 +230,8 @@ class QuantMatMul final : public OpKernel {
   }
 
   bool dynamic_;
-  std::unique_ptr<DnnlMatMul> packed_;  // constant B - b_zp, packed
+  std::unique_ptr<DnnlMatMul> packed_;       // constant B - b_zp, packed
+  std::unique_ptr<DnnlIntegerMatMul> int8_;  // DynamicQuantizeMatMul's constant B, in int8
 };
 
 template <bool kDynamic>

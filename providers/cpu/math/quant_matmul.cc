@@ -12,6 +12,7 @@
 #include "providers/cpu/math/math_kernels.h"
 #include "providers/cpu/math/matmul_shape.h"
 #include "providers/cpu/math/quantize_util.h"
+#include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
 namespace {
@@ -190,20 +191,13 @@ class DynamicQuantizeLinear final : public OpKernel {
     }
     const float* x = x_in->data<float>();
     const int64_t n = x_in->num_elements();
-    // The range, always including 0: per block (vectorised min/max), then
-    // across blocks.
+    // The range, always including 0: per block, then across blocks.
     constexpr int64_t kBlock = 16384;
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     std::vector<float> block_lo(blocks, 0.f), block_hi(blocks, 0.f);
     ParallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) {
-        float lo = 0.f, hi = 0.f;
-        for (int64_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
-          lo = x[i] < lo ? x[i] : lo;
-          hi = x[i] > hi ? x[i] : hi;
-        }
-        block_lo[b] = lo;
-        block_hi[b] = hi;
+        simd::RangeWithZero(x + b * kBlock, std::min(n, (b + 1) * kBlock) - b * kBlock, &block_lo[b], &block_hi[b]);
       }
     });
     float lo = 0.f, hi = 0.f;
@@ -220,18 +214,8 @@ class DynamicQuantizeLinear final : public OpKernel {
     if (scale == 0.f) {
       std::fill(py, py + n, zp);
     } else {
-      // x / scale lies in [lo, hi] / scale, within +-256 of 0: adding and
-      // subtracting 1.5 * 2^23 rounds it half to even (the FPU's default
-      // mode) without a library call, so the loop vectorises.
-      constexpr float kRound = 12582912.f;
-      const float zpf = static_cast<float>(zp);
       ParallelFor(n, kBlock, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          float v = x[i] / scale;
-          v = std::min(std::max(v, -512.f), 512.f);
-          const float r = (v + kRound) - kRound + zpf;
-          py[i] = static_cast<uint8_t>(std::min(std::max(r, 0.f), 255.f));
-        }
+        simd::QuantizeUint8(x + begin, end - begin, scale, static_cast<float>(zp), py + begin);
       });
     }
     y_scale->mutable_data<float>()[0] = scale;

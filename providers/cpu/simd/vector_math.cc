@@ -6,6 +6,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep (must precede highway.h)
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "hwy/contrib/math/math-inl.h"
@@ -212,6 +213,46 @@ void SmallMatMulImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
   }
 }
 
+// lo = min(0, x...), hi = max(0, x...); NaNs are skipped (Min/Max keep the
+// accumulator when the new lane is NaN).
+void RangeWithZeroImpl(const float* x, int64_t n, float* lo, float* hi) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  V vlo = hn::Zero(d), vhi = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const V v = hn::LoadU(d, x + i);
+    vlo = hn::Min(v, vlo);
+    vhi = hn::Max(v, vhi);
+  }
+  float l = hn::GetLane(hn::MinOfLanes(d, vlo)), h = hn::GetLane(hn::MaxOfLanes(d, vhi));
+  for (; i < n; ++i) {
+    l = x[i] < l ? x[i] : l;
+    h = x[i] > h ? x[i] : h;
+  }
+  *lo = l;
+  *hi = h;
+}
+
+// y = saturate(round_half_even(x / scale) + zero_point) to [0, 255].
+void QuantizeUint8Impl(const float* x, int64_t n, float scale, float zero_point, uint8_t* y) {
+  const D d;
+  const hn::Rebind<int32_t, D> di;
+  const hn::Rebind<uint8_t, D> du8;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const V s = hn::Set(d, scale), z = hn::Set(d, zero_point), top = hn::Set(d, 255.0f);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    V v = hn::Add(hn::Round(hn::Div(hn::LoadU(d, x + i), s)), z);
+    v = hn::Min(hn::Max(v, hn::Zero(d)), top);
+    hn::StoreU(hn::DemoteTo(du8, hn::ConvertTo(di, v)), du8, y + i);
+  }
+  for (; i < n; ++i) {
+    const float v = std::nearbyint(x[i] / scale) + zero_point;
+    y[i] = static_cast<uint8_t>(v < 0.f ? 0.f : (v > 255.f ? 255.f : v));
+  }
+}
+
 void ExpArray(const float* x, float* y, int64_t n) {
   Map(x, y, n, [](D d, V v) { return ExpV(d, v); });
 }
@@ -255,6 +296,16 @@ HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SiluArray);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(SmallMatMulImpl);
+HWY_EXPORT(RangeWithZeroImpl);
+HWY_EXPORT(QuantizeUint8Impl);
+
+void RangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
+  HWY_DYNAMIC_DISPATCH(RangeWithZeroImpl)(x, n, lo, hi);
+}
+
+void QuantizeUint8(const float* x, int64_t n, float scale, float zero_point, uint8_t* y) {
+  HWY_DYNAMIC_DISPATCH(QuantizeUint8Impl)(x, n, scale, zero_point, y);
+}
 
 void SmallMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                  int64_t ldc) {

@@ -39,6 +39,13 @@ void Silu(const float* x, float* y, int64_t n);      // x / (1 + e^-x)
 void SmallMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                  int64_t ldc);
 
+// Dynamic uint8 quantization (DynamicQuantizeLinear, DynamicQuantizeMatMul):
+// the range of x widened to include 0 (NaNs skipped), and
+// y = saturate(round_half_even(x / scale) + zero_point) to [0, 255] with a
+// true division, as ONNX defines it.
+void RangeWithZero(const float* x, int64_t n, float* lo, float* hi);
+void QuantizeUint8(const float* x, int64_t n, float scale, float zero_point, uint8_t* y);
+
 // The SIMD target the functions above run on ("AVX3", "AVX2", "SSE4", ...).
 std::string ActiveTarget();
 

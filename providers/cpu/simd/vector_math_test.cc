@@ -190,6 +190,38 @@ TEST_P(VectorMathTest, SmallMatMulMatchesDoubleProducts) {
   }
 }
 
+TEST_P(VectorMathTest, DynamicQuantizationMatchesTheOnnxFormula) {
+  for (int64_t n : {0, 1, 5, 16, 33, 1000}) {
+    std::vector<float> x(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = 3.f * std::sin(0.7f * i) + 0.5f;
+    if (n > 3) x[3] = std::numeric_limits<float>::quiet_NaN();  // skipped by the range
+    float lo = 1, hi = -1;
+    RangeWithZero(x.data(), n, &lo, &hi);
+    float want_lo = 0, want_hi = 0;
+    for (float v : x) {
+      if (!std::isnan(v)) want_lo = std::min(want_lo, v), want_hi = std::max(want_hi, v);
+    }
+    EXPECT_EQ(lo, want_lo) << n;
+    EXPECT_EQ(hi, want_hi) << n;
+  }
+  // Ties round half to even; values beyond the range saturate at 0 and 255.
+  const float scale = 0.5f, zp = 10.f;
+  std::vector<float> x = {0.25f, 0.75f, -0.25f, 1.25f, 200.f, -200.f, 3.1f, -4.9f, 0.f};
+  for (int i = 0; i < 40; ++i) x.push_back(0.25f * i - 5.f);
+  std::vector<uint8_t> y(x.size());
+  QuantizeUint8(x.data(), x.size(), scale, zp, y.data());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double q = std::nearbyint(static_cast<double>(x[i]) / scale) + zp;  // default mode: half to even
+    EXPECT_EQ(y[i], static_cast<uint8_t>(std::clamp(q, 0.0, 255.0))) << "x = " << x[i];
+  }
+  EXPECT_EQ(y[0], 10);  // 0.5 -> 0 (even)
+  EXPECT_EQ(y[1], 12);  // 1.5 -> 2
+  EXPECT_EQ(y[2], 10);  // -0.5 -> -0
+  EXPECT_EQ(y[3], 12);  // 2.5 -> 2
+  EXPECT_EQ(y[4], 255);
+  EXPECT_EQ(y[5], 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, VectorMathTest, ::testing::ValuesIn(RunnableTargets()),
                          [](const auto& info) { return info.param; });
 
