@@ -2,6 +2,7 @@
 // sgemm, or, for a constant 2-D B (a weight: projections, language-model
 // heads), oneDNN's matmul with B packed once (DnnlMatMul); float16/bfloat16
 // multiply in float.
+#include "common/parallel_for.h"
 #include "framework/op_kernel.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/dnnl_matmul.h"
@@ -61,9 +62,22 @@ class MatMul final : public OpKernel {
         }
       }
       if (s.b_shared) return gemm(s.batches * m, pa, pb, py);  // one large multiply
-      for (int64_t i = 0; i < s.batches; ++i) {
-        RETURN_IF_ERROR(gemm(m, pa + s.a_offset[i] * m * k, pb + s.b_offset[i] * k * n, py + i * m * n));
+      auto one = [&](int64_t i) {
+        return gemm(m, pa + s.a_offset[i] * m * k, pb + s.b_offset[i] * k * n, py + i * m * n);
+      };
+      // Many independent products (attention's heads): one per thread, each
+      // on one thread, rather than every small product split across all of
+      // them.
+      const int threads = IntraOpThreads();
+      if (threads > 1 && (s.batches >= 2 * threads || s.batches % threads == 0)) {
+        std::vector<absl::Status> status(s.batches);
+        ParallelFor(s.batches, 1, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) status[i] = one(i);
+        });
+        for (const absl::Status& st : status) RETURN_IF_ERROR(st);
+        return absl::OkStatus();
       }
+      for (int64_t i = 0; i < s.batches; ++i) RETURN_IF_ERROR(one(i));
       return absl::OkStatus();
     });
     if (!status.ok() || !IsHalfLike(a_in->type())) return status;

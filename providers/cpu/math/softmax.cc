@@ -54,6 +54,21 @@ class Softmax final : public OpKernel {
         for (int64_t r = begin; r < end; ++r) {
           const T* src = px + (r / inner) * len * inner + r % inner;
           T* dst = py + (r / inner) * len * inner + r % inner;
+          if constexpr (std::is_same_v<T, float> && kind == Norm::kSoftmax) {
+            if (inner == 1 && len > 0) {
+              // Contiguous float rows (attention scores, classifier outputs):
+              // max, exps (simd::Exp, 1 ulp) and sum vectorised, the exps
+              // kept in dst and scaled by the sum, instead of two double exps
+              // per element; within a few float ulps of the double path.
+              const float max = simd::MaxValue(src, len);
+              const float shift = std::isinf(max) ? 0.f : max;
+              for (int64_t i = 0; i < len; ++i) dst[i] = src[i] - shift;
+              simd::Exp(dst, dst, len);
+              const float scale = 1.f / simd::Sum(dst, len);
+              for (int64_t i = 0; i < len; ++i) dst[i] *= scale;
+              continue;
+            }
+          }
           double max = -INFINITY;
           int64_t arg = 0;
           for (int64_t i = 0; i < len; ++i) {
@@ -64,21 +79,6 @@ class Softmax final : public OpKernel {
           }
           if constexpr (kind == Norm::kHardmax) {
             for (int64_t i = 0; i < len; ++i) dst[i * inner] = T(i == arg ? 1 : 0);
-          } else if (std::is_same_v<T, float> && kind == Norm::kSoftmax && inner == 1) {
-            // Contiguous float rows (attention scores, classifier outputs):
-            // one float exp per element, kept in dst and scaled by the sum,
-            // instead of two double exps. Within a few float ulps of the
-            // double path.
-            // The exps run vectorised (simd::Exp, 1 ulp) over the shifted row.
-            const float shift = std::isinf(max) ? 0.f : static_cast<float>(max);
-            float* row = reinterpret_cast<float*>(dst);
-            const float* in = reinterpret_cast<const float*>(src);
-            for (int64_t i = 0; i < len; ++i) row[i] = in[i] - shift;
-            simd::Exp(row, row, len);
-            double sum = 0;
-            for (int64_t i = 0; i < len; ++i) sum += row[i];
-            const float scale = static_cast<float>(1.0 / sum);
-            for (int64_t i = 0; i < len; ++i) row[i] *= scale;
           } else {
             if (std::isinf(max)) max = 0;
             double sum = 0;

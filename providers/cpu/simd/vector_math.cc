@@ -234,6 +234,37 @@ void RangeWithZeroImpl(const float* x, int64_t n, float* lo, float* hi) {
   *hi = h;
 }
 
+// max(x[0..n)) (n >= 1), NaNs skipped unless all are NaN; and the sum of
+// x[0..n) in float over per-lane partial sums.
+float MaxValueImpl(const float* x, int64_t n) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  float m = x[0];
+  int64_t i = 0;
+  if (n >= lanes) {
+    V acc = hn::LoadU(d, x);
+    for (i = lanes; i + lanes <= n; i += lanes) acc = hn::Max(hn::LoadU(d, x + i), acc);
+    m = hn::GetLane(hn::MaxOfLanes(d, acc));
+  }
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+float SumImpl(const float* x, int64_t n) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  V acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    acc0 = hn::Add(acc0, hn::LoadU(d, x + i));
+    acc1 = hn::Add(acc1, hn::LoadU(d, x + i + lanes));
+  }
+  for (; i + lanes <= n; i += lanes) acc0 = hn::Add(acc0, hn::LoadU(d, x + i));
+  float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+  for (; i < n; ++i) sum += x[i];
+  return sum;
+}
+
 // y = saturate(round_half_even(x / scale) + zero_point) to [0, 255].
 void QuantizeUint8Impl(const float* x, int64_t n, float scale, float zero_point, uint8_t* y) {
   const D d;
@@ -298,6 +329,11 @@ HWY_EXPORT(TargetName);
 HWY_EXPORT(SmallMatMulImpl);
 HWY_EXPORT(RangeWithZeroImpl);
 HWY_EXPORT(QuantizeUint8Impl);
+HWY_EXPORT(MaxValueImpl);
+HWY_EXPORT(SumImpl);
+
+float MaxValue(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxValueImpl)(x, n); }
+float Sum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumImpl)(x, n); }
 
 void RangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
   HWY_DYNAMIC_DISPATCH(RangeWithZeroImpl)(x, n, lo, hi);

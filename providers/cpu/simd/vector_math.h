@@ -39,6 +39,12 @@ void Silu(const float* x, float* y, int64_t n);      // x / (1 + e^-x)
 void SmallMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                  int64_t ldc);
 
+// Reductions for row-wise kernels (Softmax): the largest of x[0, n), n >= 1
+// (NaNs skipped unless every value is NaN), and the sum in float over
+// per-lane partial sums (a different order than a sequential loop).
+float MaxValue(const float* x, int64_t n);
+float Sum(const float* x, int64_t n);
+
 // Dynamic uint8 quantization (DynamicQuantizeLinear, DynamicQuantizeMatMul):
 // the range of x widened to include 0 (NaNs skipped), and
 // y = saturate(round_half_even(x / scale) + zero_point) to [0, 255] with a

@@ -190,6 +190,30 @@ TEST_P(VectorMathTest, SmallMatMulMatchesDoubleProducts) {
   }
 }
 
+TEST_P(VectorMathTest, MaxValueAndSumOfRows) {
+  for (int64_t n : {1, 2, 7, 16, 17, 33, 197, 1000}) {
+    std::vector<float> x(n);
+    double want_sum = 0;
+    float want_max = -INFINITY;
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = std::cos(0.3f * i) * (i % 5 + 1) - 2.f;
+      want_sum += x[i];
+      want_max = std::max(want_max, x[i]);
+    }
+    EXPECT_EQ(MaxValue(x.data(), n), want_max) << n;
+    EXPECT_NEAR(Sum(x.data(), n), want_sum, 1e-5 * n) << n;
+    if (n > 2) {
+      x[1] = std::numeric_limits<float>::quiet_NaN();  // skipped by the max
+      want_max = -INFINITY;
+      for (int64_t i = 0; i < n; ++i) {
+        if (i != 1) want_max = std::max(want_max, x[i]);
+      }
+      EXPECT_EQ(MaxValue(x.data(), n), want_max) << n;
+      EXPECT_TRUE(std::isnan(Sum(x.data(), n))) << n;
+    }
+  }
+}
+
 TEST_P(VectorMathTest, DynamicQuantizationMatchesTheOnnxFormula) {
   for (int64_t n : {0, 1, 5, 16, 33, 1000}) {
     std::vector<float> x(n);
