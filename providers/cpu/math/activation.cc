@@ -59,15 +59,7 @@ ONYX_PLAIN_ACTIVATION(Softsign, x / (T(1) + std::abs(x)))
 ONYX_PLAIN_ACTIVATION(HardSwish, x* std::max(T(0), std::min(T(1), x / T(6) + T(0.5))))
 #undef ONYX_PLAIN_ACTIVATION
 
-struct Tanh {
-  using Types = FloatCompute;
-  explicit Tanh(const OpKernelInfo&) {}
-  template <typename T>
-  T operator()(T x) const {
-    return std::tanh(x);
-  }
-  static void MapFloats(const float* x, float* y, int64_t n) { simd::Tanh(x, y, n); }  // 3 ulp
-};
+ONYX_VECTORIZED_UNARY(Tanh, std::tanh(x), simd::Tanh)  // 3 ulp
 
 template <typename T>
 inline T StableSoftplus(T x) {

@@ -50,25 +50,8 @@ ONYX_FLOAT_UNARY(Atanh, std::atanh(x))
 #undef ONYX_FLOAT_UNARY
 
 // Exp and Log: float arrays through the vectorised math (1 and 2 ulp).
-struct Exp {
-  using Types = FloatCompute;
-  explicit Exp(const OpKernelInfo&) {}
-  template <typename T>
-  T operator()(T x) const {
-    return std::exp(x);
-  }
-  static void MapFloats(const float* x, float* y, int64_t n) { simd::Exp(x, y, n); }
-};
-
-struct Log {
-  using Types = FloatCompute;
-  explicit Log(const OpKernelInfo&) {}
-  template <typename T>
-  T operator()(T x) const {
-    return std::log(x);
-  }
-  static void MapFloats(const float* x, float* y, int64_t n) { simd::Log(x, y, n); }
-};
+ONYX_VECTORIZED_UNARY(Exp, std::exp(x), simd::Exp)
+ONYX_VECTORIZED_UNARY(Log, std::log(x), simd::Log)
 
 struct Abs {
   using Types = NumericCompute;
