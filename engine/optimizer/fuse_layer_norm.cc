@@ -54,11 +54,15 @@ absl::StatusOr<bool> FuseLayerNorm::ApplyImpl(Graph& graph) const {
     const std::string beta = shift->inputs[0] == scale->outputs[0] ? shift->inputs[1] : shift->inputs[0];
     const Tensor* g = ConstantValue(graph, gamma);
     const Tensor* b = ConstantValue(graph, beta);
+    // gamma and beta hold one value per element of the normalised (last)
+    // axis. When x's shape is unknown (hidden by an exporter's dynamic
+    // Reshape) the kernel checks that length at run time instead.
     const ValueInfo* xi = graph.FindValueInfo(x);
-    if (g == nullptr || b == nullptr || xi == nullptr || !xi->has_shape || xi->dims.empty() || g->rank() != 1 ||
-        b->rank() != 1 || g->num_elements() != xi->dims.back() || b->num_elements() != xi->dims.back()) {
+    if (g == nullptr || b == nullptr || g->rank() != 1 || b->rank() != 1 || g->num_elements() != b->num_elements()) {
       continue;
     }
+    const bool x_known = xi != nullptr && xi->has_shape && !xi->dims.empty() && xi->dims.back() > 0;
+    if (x_known && g->num_elements() != xi->dims.back()) continue;
     auto ln = std::make_unique<Node>();
     ln->name = graph.UniqueValueName("LayerNorm");
     ln->op_type = "LayerNormalization";

@@ -184,6 +184,26 @@ TEST(OptimizerTest, FusesMatMulAddForBatchedInputs) {
   EXPECT_EQ(Count(basic.after, "MatMul"), 1);
 }
 
+// An exporter's dynamic Reshape (its shape computed at run time) hides the
+// product's input shape: a [N] bias still fuses, a [1, N] bias (which could
+// add a dimension to a 1-D product) does not.
+TEST(OptimizerTest, FusesMatMulAddBehindADynamicReshapeOnlyWithARowBias) {
+  for (bool row_bias : {true, false}) {
+    ModelBuilder m(13);
+    m.Input("x", DataType::kFloat, {6, 8}).Input("shape", DataType::kInt64, {3});
+    m.Output("y", DataType::kFloat, {-1, -1, 4});
+    m.Initializer("w", RandomFloatTensor({8, 4}, 8));
+    m.Initializer("b", RandomFloatTensor(row_bias ? std::vector<int64_t>{4} : std::vector<int64_t>{1, 4}, 9));
+    m.Node("Reshape", {"x", "shape"}, {"r"});
+    m.Node("MatMul", {"r", "w"}, {"rw"});
+    m.Node("Add", {"rw", "b"}, {"y"});
+    auto c =
+        CompareLevels(m, {{"x", Value(RandomFloatTensor({6, 8}, 10))}, {"shape", Value(Int64Tensor({3}, {2, 3, 8}))}});
+    EXPECT_EQ(Count(c.after, "FusedMatMul"), row_bias ? 1 : 0) << "row bias " << row_bias;
+    EXPECT_EQ(Count(c.after, "MatMul"), row_bias ? 0 : 1) << "row bias " << row_bias;
+  }
+}
+
 TEST(OptimizerTest, FusesGemmRelu) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {5, 8}).Output("y", DataType::kFloat, {5, 4});
@@ -316,6 +336,32 @@ TEST(OptimizerTest, FusesDecomposedLayerNorm) {
   EXPECT_EQ(Total(c.before), 9);
   EXPECT_EQ(Total(c.after), 1);
   EXPECT_EQ(Count(c.after, "LayerNormalization"), 1);
+}
+
+// The same pattern behind a dynamic Reshape (x's shape unknown to the
+// optimizer): fused, the kernel checks gamma's length at run time.
+TEST(OptimizerTest, FusesDecomposedLayerNormBehindADynamicReshape) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {3, 16}).Input("shape", DataType::kInt64, {3});
+  m.Output("y", DataType::kFloat, {-1, -1, 8});
+  m.Initializer("two", FloatTensor({}, {2.f}));
+  m.Initializer("eps", FloatTensor({}, {1e-5f}));
+  m.Initializer("gamma", RandomFloatTensor({8}, 12));
+  m.Initializer("beta", RandomFloatTensor({8}, 13));
+  m.Node("Reshape", {"x", "shape"}, {"r"});
+  *m.Node("ReduceMean", {"r"}, {"mean"}).add_attribute() = IntsAttr("axes", {-1});
+  m.Node("Sub", {"r", "mean"}, {"d"});
+  m.Node("Pow", {"d", "two"}, {"p"});
+  *m.Node("ReduceMean", {"p"}, {"var"}).add_attribute() = IntsAttr("axes", {-1});
+  m.Node("Add", {"var", "eps"}, {"ve"});
+  m.Node("Sqrt", {"ve"}, {"s"});
+  m.Node("Div", {"d", "s"}, {"n"});
+  m.Node("Mul", {"n", "gamma"}, {"g"});
+  m.Node("Add", {"g", "beta"}, {"y"});
+  auto c =
+      CompareLevels(m, {{"x", Value(RandomFloatTensor({3, 16}, 14))}, {"shape", Value(Int64Tensor({3}, {2, 3, 8}))}});
+  EXPECT_EQ(Count(c.after, "LayerNormalization"), 1);
+  EXPECT_EQ(Count(c.after, "Pow"), 0);
 }
 
 }  // namespace

@@ -179,6 +179,38 @@ TEST(MathOpsTest, PowIntegerBaseAndExponentIsExact) {
   EXPECT_EQ(Values<int64_t>((*out)[0]), std::vector<int64_t>({1024, -8, 4052555153018976267LL}));
 }
 
+// Float x to the powers 1, 2 and 3 (multiplied out) and 2.5 (std::pow), with
+// the exponent as float, int64 and double: equal to std::pow's values,
+// specials included.
+TEST(MathOpsTest, PowSmallIntegerExponentsMatchStdPow) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {-3.f, -0.5f, 0.f, 1.5f, 7.f, inf, -inf, 1e20f};
+  const struct {
+    DataType type;
+    double p;
+  } exponents[] = {{DataType::kFloat, 2}, {DataType::kInt64, 3}, {DataType::kDouble, 1}, {DataType::kFloat, 2.5}};
+  for (const auto& e : exponents) {
+    ModelBuilder m(15);
+    m.Input("x", DataType::kFloat, {8}).Input("p", e.type, {}).Output("y", DataType::kFloat, {8});
+    m.Node("Pow", {"x", "p"}, {"y"});
+    Tensor p = Tensor::Allocate(e.type, {});
+    if (e.type == DataType::kFloat) p.mutable_data<float>()[0] = static_cast<float>(e.p);
+    if (e.type == DataType::kDouble) p.mutable_data<double>()[0] = e.p;
+    if (e.type == DataType::kInt64) p.mutable_data<int64_t>()[0] = static_cast<int64_t>(e.p);
+    auto out = RunModel(m, {{"x", Value(FloatTensor({8}, x))}, {"p", Value(p)}}, {"y"});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const std::vector<float> y = Values<float>((*out)[0]);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float want = std::pow(x[i], static_cast<float>(e.p));
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(y[i])) << x[i] << "^" << e.p;
+      } else {
+        EXPECT_EQ(y[i], want) << x[i] << "^" << e.p;
+      }
+    }
+  }
+}
+
 TEST(MathOpsTest, MaxPropagatesNaN) {
   ModelBuilder m(13);
   m.Input("a", DataType::kFloat, {2}).Input("b", DataType::kFloat, {2}).Output("y", DataType::kFloat, {2});
