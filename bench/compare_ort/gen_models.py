@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Exports the model sets of the onyx / ONNX Runtime comparison with torch.
 
-usage: gen_models.py OUT_DIR [--small] [--set cnn|sequence] [--models a,b] [--list]
+usage: gen_models.py OUT_DIR [--small] [--set cnn|sequence] [--models a,b] [--opset N] [--list]
 
 Two sets: "cnn" (below) and "sequence" (sequence_models.py: BERT, a GPT-2-style
 decoder, ViT, LSTM, GRU, an MLP; several inputs, int64 token ids, a dynamic
@@ -433,6 +433,9 @@ def main():
     p.add_argument("--set", choices=sorted(SETS), default="cnn", help="the model set (default: cnn)")
     p.add_argument("--models", default="", help="comma-separated subset of the set (default: all of it)")
     p.add_argument("--list", action="store_true", help="print the set's model names and exit")
+    p.add_argument("--opset", type=int, default=OPSET,
+                   help=f"opset of torch's export (default {OPSET}; below 17 LayerNorm is decomposed, as most "
+                        "Hugging Face exports are); the com.microsoft-fused models keep 17")
     args = p.parse_args()
     known = SETS[args.set]
     if args.list:
@@ -440,6 +443,9 @@ def main():
         return 0
     if not args.out_dir:
         p.error("OUT_DIR is required")
+    if not 11 <= args.opset <= 17:
+        p.error(f"--opset must be between 11 and 17 (torch's exporter here), received {args.opset}")
+    globals()["OPSET"] = args.opset  # read by both exporters
     names = [n for n in args.models.split(",") if n] or known
     unknown = [n for n in names if n not in known]
     if unknown:

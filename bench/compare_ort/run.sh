@@ -14,6 +14,9 @@
 #     --rounds R          onyx/ORT process pairs per cell, each engine's best round reported (default 1)
 #     --cpus LIST         CPUs to pin to, the first N for N threads (default: this process's)
 #     --small             the 64x64 versions (a quick check of the pipeline)
+#     --opset N           export at opset N (11-16: LayerNorm decomposed, as most
+#                         Hugging Face exports are; default 17); prints only, since
+#                         RESULTS.md's sections are the opset-17 sets
 #     --no-results        print the table only; leave bench/RESULTS.md alone
 #     --build DIR         build tree holding `onyx` (default: build/; the target is built first)
 #     --cache DIR         models and the ORT peer (default: ~/.cache/onyx/compare_ort)
@@ -27,6 +30,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/onyx/compare_ort
 models=""
 set=cnn
 small=0
+opset=17
 results=$root/bench/RESULTS.md
 pass=()
 recorded=()
@@ -38,13 +42,15 @@ while [ $# -gt 0 ]; do
       [ $# -ge 2 ] || { echo "run.sh: missing value for $1" >&2; exit 2; }
       pass+=("$1" "$2"); recorded+=("$1" "$2"); shift 2 ;;
     --small) small=1; recorded+=("$1"); shift ;;
+    --opset) opset=$2; recorded+=("$1" "$2"); shift 2 ;;
     --no-results) results=""; shift ;;
     --build) build=$(cd "$2" && pwd); shift 2 ;;
     --cache) cache=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+case "$opset" in 1[1-7]) ;; *) echo "run.sh: --opset expects 11 to 17, received '$opset'" >&2; exit 2 ;; esac
 case "$set" in cnn|sequence) ;; *) echo "run.sh: --set expects cnn or sequence, received '$set'" >&2; exit 2 ;; esac
 [ -n "$models" ] || models=$(/usr/bin/python3 "$here/gen_models.py" --set "$set" --list)
 
@@ -57,12 +63,17 @@ fi
 NODE_PATH=$peer/node_modules node -e "require('onnxruntime-node')" ||
   { echo "run.sh: onnxruntime-node does not load from $peer" >&2; exit 1; }
 
+suffix=""
+if [ "$opset" != 17 ]; then
+  suffix=_opset$opset
+  results=""
+fi
 if [ $small = 1 ]; then
-  dir=$cache/models_small
-  /usr/bin/python3 "$here/gen_models.py" "$dir" --small --set "$set" --models "$models"
+  dir=$cache/models_small$suffix
+  /usr/bin/python3 "$here/gen_models.py" "$dir" --small --set "$set" --models "$models" --opset "$opset"
 else
-  dir=$cache/models
-  /usr/bin/python3 "$here/gen_models.py" "$dir" --set "$set" --models "$models"
+  dir=$cache/models$suffix
+  /usr/bin/python3 "$here/gen_models.py" "$dir" --set "$set" --models "$models" --opset "$opset"
 fi
 
 # The table's own file does not make the tree it measures "dirty".
