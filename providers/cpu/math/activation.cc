@@ -45,19 +45,8 @@ ONYX_ALPHA_ACTIVATION(Celu, 1.0f, std::max(T(0), x) + std::min(T(0), a*(std::exp
 ONYX_ALPHA_ACTIVATION(ThresholdedRelu, 1.0f, x > a ? x : T(0))
 #undef ONYX_ALPHA_ACTIVATION
 
-#define ONYX_PLAIN_ACTIVATION(Name, expr) \
-  struct Name {                           \
-    using Types = FloatCompute;           \
-    explicit Name(const OpKernelInfo&) {} \
-    template <typename T>                 \
-    T operator()(T x) const {             \
-      return expr;                        \
-    }                                     \
-  };
-
-ONYX_PLAIN_ACTIVATION(Softsign, x / (T(1) + std::abs(x)))
-ONYX_PLAIN_ACTIVATION(HardSwish, x* std::max(T(0), std::min(T(1), x / T(6) + T(0.5))))
-#undef ONYX_PLAIN_ACTIVATION
+ONYX_FLOAT_ELEMENTWISE(Softsign, x / (T(1) + std::abs(x)))
+ONYX_FLOAT_ELEMENTWISE(HardSwish, x* std::max(T(0), std::min(T(1), x / T(6) + T(0.5))))
 
 ONYX_VECTORIZED_UNARY(Tanh, std::tanh(x), simd::Tanh)  // 3 ulp
 

@@ -21,33 +21,22 @@ inline T ViaFloat(T x, F f) {
   else return static_cast<T>(f(static_cast<double>(x)));
 }
 
-#define ONYX_FLOAT_UNARY(Name, expr)      \
-  struct Name {                           \
-    using Types = FloatCompute;           \
-    explicit Name(const OpKernelInfo&) {} \
-    template <typename T>                 \
-    T operator()(T x) const {             \
-      return expr;                        \
-    }                                     \
-  };
-
-ONYX_FLOAT_UNARY(Floor, std::floor(x))
-ONYX_FLOAT_UNARY(Ceil, std::ceil(x))
-ONYX_FLOAT_UNARY(Round, std::nearbyint(x))  // half to even in the default rounding mode
-ONYX_FLOAT_UNARY(Sqrt, std::sqrt(x))
-ONYX_FLOAT_UNARY(Reciprocal, T(1) / x)
-ONYX_FLOAT_UNARY(Sin, std::sin(x))
-ONYX_FLOAT_UNARY(Cos, std::cos(x))
-ONYX_FLOAT_UNARY(Tan, std::tan(x))
-ONYX_FLOAT_UNARY(Asin, std::asin(x))
-ONYX_FLOAT_UNARY(Acos, std::acos(x))
-ONYX_FLOAT_UNARY(Atan, std::atan(x))
-ONYX_FLOAT_UNARY(Sinh, std::sinh(x))
-ONYX_FLOAT_UNARY(Cosh, std::cosh(x))
-ONYX_FLOAT_UNARY(Asinh, std::asinh(x))
-ONYX_FLOAT_UNARY(Acosh, std::acosh(x))
-ONYX_FLOAT_UNARY(Atanh, std::atanh(x))
-#undef ONYX_FLOAT_UNARY
+ONYX_FLOAT_ELEMENTWISE(Floor, std::floor(x))
+ONYX_FLOAT_ELEMENTWISE(Ceil, std::ceil(x))
+ONYX_FLOAT_ELEMENTWISE(Round, std::nearbyint(x))  // half to even in the default rounding mode
+ONYX_FLOAT_ELEMENTWISE(Sqrt, std::sqrt(x))
+ONYX_FLOAT_ELEMENTWISE(Reciprocal, T(1) / x)
+ONYX_FLOAT_ELEMENTWISE(Sin, std::sin(x))
+ONYX_FLOAT_ELEMENTWISE(Cos, std::cos(x))
+ONYX_FLOAT_ELEMENTWISE(Tan, std::tan(x))
+ONYX_FLOAT_ELEMENTWISE(Asin, std::asin(x))
+ONYX_FLOAT_ELEMENTWISE(Acos, std::acos(x))
+ONYX_FLOAT_ELEMENTWISE(Atan, std::atan(x))
+ONYX_FLOAT_ELEMENTWISE(Sinh, std::sinh(x))
+ONYX_FLOAT_ELEMENTWISE(Cosh, std::cosh(x))
+ONYX_FLOAT_ELEMENTWISE(Asinh, std::asinh(x))
+ONYX_FLOAT_ELEMENTWISE(Acosh, std::acosh(x))
+ONYX_FLOAT_ELEMENTWISE(Atanh, std::atanh(x))
 
 // Exp and Log: float arrays through the vectorised math (1 and 2 ulp).
 ONYX_VECTORIZED_UNARY(Exp, std::exp(x), simd::Exp)

@@ -62,18 +62,23 @@ class UnaryKernel final : public OpKernel {
   Op op_;
 };
 
-// An Op computing `expr` in x (types FloatCompute) whose float arrays go
-// through `array_fn` (a simd/vector_math.h function).
-#define ONYX_VECTORIZED_UNARY(Name, expr, array_fn)                                   \
-  struct Name {                                                                       \
-    using Types = FloatCompute;                                                       \
-    explicit Name(const OpKernelInfo&) {}                                             \
-    template <typename T>                                                             \
-    T operator()(T x) const {                                                         \
-      return expr;                                                                    \
-    }                                                                                 \
-    static void MapFloats(const float* x, float* y, int64_t n) { array_fn(x, y, n); } \
+// An Op computing `expr` in x for the floating types (FloatCompute); further
+// arguments become members of it (a MapFloats, for instance).
+#define ONYX_FLOAT_ELEMENTWISE(Name, expr, ...) \
+  struct Name {                                 \
+    using Types = FloatCompute;                 \
+    explicit Name(const OpKernelInfo&) {}       \
+    template <typename T>                       \
+    T operator()(T x) const {                   \
+      return expr;                              \
+    }                                           \
+    __VA_ARGS__                                 \
   };
+
+// The same with its float arrays through `array_fn` (simd/vector_math.h).
+#define ONYX_VECTORIZED_UNARY(Name, expr, array_fn) \
+  ONYX_FLOAT_ELEMENTWISE(                           \
+      Name, expr, static void MapFloats(const float* x, float* y, int64_t n) { array_fn(x, y, n); })
 
 // Registers UnaryKernel<Op> for `name` from opset `since`; element-wise, so
 // it may run in place over an input that dies.
