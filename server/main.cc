@@ -38,6 +38,7 @@
 #include "server/grpc/admin_service.h"
 #include "server/grpc/auth_credentials.h"
 #include "server/grpc/inference_service.h"
+#include "server/grpc/transport_limits.h"
 #include "server/models/model_repository.h"
 #include "server/observability/health_service.h"
 #include "server/observability/logging.h"
@@ -200,6 +201,9 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
   builder.AddListeningPort(config.grpc_address, ServerCredentialsFor(tls, authorizer), &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
+  for (const auto& [name, value] : TransportChannelArguments(config.transport)) {
+    builder.AddChannelArgument(name, value);
+  }
   builder.RegisterService(service->get());
   builder.RegisterService(&health);
   builder.RegisterService(admin->get());

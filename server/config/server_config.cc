@@ -166,6 +166,43 @@ absl::Status ParseShutdown(const YAML::Node& node, absl::string_view source,
   return absl::OkStatus();
 }
 
+absl::Status ParseTransport(const YAML::Node& node, absl::string_view source,
+                            TransportConfig* transport) {
+  RETURN_IF_ERROR(yaml_util::ExpectMap(node, source, "transport"));
+  struct Key {
+    const char* name;
+    int64_t* field;
+    int64_t min;
+    int64_t max;
+  };
+  const Key keys[] = {
+      {"max_concurrent_streams", &transport->max_concurrent_streams, 1, kMaxTransportCount},
+      {"max_metadata_bytes", &transport->max_metadata_bytes, 1024, kMaxTransportCount},
+      {"handshake_timeout_seconds", &transport->handshake_timeout_seconds, 1, kMaxTransportSeconds},
+      {"max_connection_idle_seconds", &transport->max_connection_idle_seconds, 0,
+       kMaxTransportSeconds},
+      {"max_connection_age_seconds", &transport->max_connection_age_seconds, 0,
+       kMaxTransportSeconds},
+      {"max_connection_age_grace_seconds", &transport->max_connection_age_grace_seconds, 0,
+       kMaxTransportSeconds},
+      {"min_ping_interval_seconds", &transport->min_ping_interval_seconds, 0, kMaxTransportSeconds},
+      {"max_ping_strikes", &transport->max_ping_strikes, 0, kMaxTransportCount},
+  };
+  RETURN_IF_ERROR(yaml_util::CheckKeys(
+      node,
+      {"max_concurrent_streams", "max_metadata_bytes", "handshake_timeout_seconds",
+       "max_connection_idle_seconds", "max_connection_age_seconds",
+       "max_connection_age_grace_seconds", "min_ping_interval_seconds", "max_ping_strikes"},
+      source, "transport."));
+  for (const Key& key : keys) {
+    if (!node[key.name]) continue;
+    ASSIGN_OR_RETURN(*key.field, yaml_util::GetInt(node[key.name], source,
+                                                   absl::StrCat("transport.", key.name), key.min,
+                                                   key.max));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
                                                      absl::string_view source,
                                                      const ServerConfig& defaults) {
@@ -175,7 +212,7 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
       {"grpc_address", "metrics_address", "model_repository", "log_level", "log_format",
        "request_log_sample_rate", "load_mode", "max_message_bytes", "max_elements_per_input",
        "max_inflight_bytes", "max_stream_buffer_bytes", "tls", "inference_token_file",
-       "control_token_file", "control_rpcs", "shutdown"},
+       "control_token_file", "control_rpcs", "shutdown", "transport"},
       source, ""));
   ServerConfig config = defaults;
   if (root["grpc_address"]) {
@@ -275,6 +312,9 @@ absl::StatusOr<ServerConfig> ParseServerConfigUnsafe(absl::string_view text,
   }
   RETURN_IF_ERROR(ValidateAuthConfig(config.auth, source));
   if (root["shutdown"]) RETURN_IF_ERROR(ParseShutdown(root["shutdown"], source, &config.shutdown));
+  if (root["transport"]) {
+    RETURN_IF_ERROR(ParseTransport(root["transport"], source, &config.transport));
+  }
   return config;
 }
 

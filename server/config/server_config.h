@@ -21,6 +21,10 @@
 //   control_token_file: /etc/onyx/control.tokens
 //   control_rpcs: enabled      # enabled | disabled
 //   shutdown: {linger_seconds: 0, drain_timeout_seconds: 30}
+//   transport: {max_concurrent_streams: 256, max_metadata_bytes: 16384,
+//               handshake_timeout_seconds: 10, max_connection_idle_seconds: 600,
+//               max_connection_age_seconds: 0, max_connection_age_grace_seconds: 30,
+//               min_ping_interval_seconds: 10, max_ping_strikes: 2}
 // Unknown keys and bad values are INVALID_ARGUMENT naming the file, the key, what
 // was expected and what was found.
 // Plain data: thread-compatible.
@@ -77,6 +81,31 @@ struct ShutdownConfig {
   int64_t drain_timeout_seconds = 30;
 };
 
+// HTTP/2 limits of the gRPC port, applied through gRPC's own channel
+// arguments (server/grpc/transport_limits.h). They bound what one connection
+// can hold or cost; 0 means "never" for the idle and age limits.
+struct TransportConfig {
+  // Streams open at once on one connection; more are refused (REFUSED_STREAM).
+  int64_t max_concurrent_streams = 256;
+  // Request header list (metadata) size; a larger one fails its call with
+  // RESOURCE_EXHAUSTED before the call reaches onyxd.
+  int64_t max_metadata_bytes = 16384;
+  // From accept to the client's HTTP/2 SETTINGS (TLS included): connections
+  // that stay silent are closed.
+  int64_t handshake_timeout_seconds = 10;
+  // A connection with no open stream for this long gets GOAWAY.
+  int64_t max_connection_idle_seconds = 600;
+  // Every connection gets GOAWAY at this age (clients reconnect, so a load
+  // balancer can spread them again), then the grace to finish its calls.
+  int64_t max_connection_age_seconds = 0;
+  int64_t max_connection_age_grace_seconds = 30;
+  // Pings closer together than this are strikes (with or without calls);
+  // one strike more than max_ping_strikes closes the connection with GOAWAY
+  // ENHANCE_YOUR_CALM ("too_many_pings").
+  int64_t min_ping_interval_seconds = 10;
+  int64_t max_ping_strikes = 2;
+};
+
 // max_elements_per_input when neither the file nor a flag sets it; also the
 // limit request parsing applies by default (ParseLimits).
 inline constexpr int64_t kDefaultMaxElementsPerInput = int64_t{1} << 28;
@@ -107,11 +136,15 @@ struct ServerConfig {
   TlsConfig tls;
   AuthConfig auth;
   ShutdownConfig shutdown;
+  TransportConfig transport;
 };
 
 // Accepted ranges, shared by the file and the flags.
 inline constexpr int64_t kMaxElementsPerInputLimit = int64_t{1} << 40;
 inline constexpr int64_t kMaxShutdownSeconds = 3600;
+// gRPC takes int milliseconds and int counts.
+inline constexpr int64_t kMaxTransportSeconds = 2147483647 / 1000;
+inline constexpr int64_t kMaxTransportCount = 2147483647;
 inline constexpr int64_t kMaxInflightBytesLimit = int64_t{1} << 50;
 inline constexpr int64_t kMaxStreamBufferBytesLimit = int64_t{1} << 40;
 // gRPC takes an int; at least 4 KiB so that error replies always fit.

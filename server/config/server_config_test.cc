@@ -32,6 +32,14 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_TRUE(config.auth.control_rpcs_enabled);
   EXPECT_EQ(config.shutdown.linger_seconds, 0);
   EXPECT_EQ(config.shutdown.drain_timeout_seconds, 30);
+  EXPECT_EQ(config.transport.max_concurrent_streams, 256);
+  EXPECT_EQ(config.transport.max_metadata_bytes, 16384);
+  EXPECT_EQ(config.transport.handshake_timeout_seconds, 10);
+  EXPECT_EQ(config.transport.max_connection_idle_seconds, 600);
+  EXPECT_EQ(config.transport.max_connection_age_seconds, 0);
+  EXPECT_EQ(config.transport.max_connection_age_grace_seconds, 30);
+  EXPECT_EQ(config.transport.min_ping_interval_seconds, 10);
+  EXPECT_EQ(config.transport.max_ping_strikes, 2);
 }
 
 TEST(ServerConfigTest, ParsesEveryKey) {
@@ -56,7 +64,16 @@ TEST(ServerConfigTest, ParsesEveryKey) {
       "control_rpcs: enabled\n"
       "shutdown:\n"
       "  linger_seconds: 5\n"
-      "  drain_timeout_seconds: 45\n",
+      "  drain_timeout_seconds: 45\n"
+      "transport:\n"
+      "  max_concurrent_streams: 64\n"
+      "  max_metadata_bytes: 8192\n"
+      "  handshake_timeout_seconds: 3\n"
+      "  max_connection_idle_seconds: 0\n"
+      "  max_connection_age_seconds: 900\n"
+      "  max_connection_age_grace_seconds: 5\n"
+      "  min_ping_interval_seconds: 1\n"
+      "  max_ping_strikes: 0\n",
       "onyxd.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->grpc_address, "0.0.0.0:9001");
@@ -78,6 +95,14 @@ TEST(ServerConfigTest, ParsesEveryKey) {
   EXPECT_TRUE(config->auth.control_rpcs_enabled);
   EXPECT_EQ(config->shutdown.linger_seconds, 5);
   EXPECT_EQ(config->shutdown.drain_timeout_seconds, 45);
+  EXPECT_EQ(config->transport.max_concurrent_streams, 64);
+  EXPECT_EQ(config->transport.max_metadata_bytes, 8192);
+  EXPECT_EQ(config->transport.handshake_timeout_seconds, 3);
+  EXPECT_EQ(config->transport.max_connection_idle_seconds, 0);
+  EXPECT_EQ(config->transport.max_connection_age_seconds, 900);
+  EXPECT_EQ(config->transport.max_connection_age_grace_seconds, 5);
+  EXPECT_EQ(config->transport.min_ping_interval_seconds, 1);
+  EXPECT_EQ(config->transport.max_ping_strikes, 0);
 }
 
 TEST(ServerConfigTest, AbsentKeysKeepDefaults) {
@@ -132,6 +157,16 @@ TEST(ServerConfigTest, BadValuesNameFileKeyExpectedAndReceived) {
            Case{"shutdown: {linger_seconds: -1}\n", "'shutdown.linger_seconds'", "'-1'"},
            Case{"shutdown: {drain_timeout_seconds: 3601}\n", "'shutdown.drain_timeout_seconds'",
                 "'3601'"},
+           Case{"transport: 5\n", "'transport'", "'5'"},
+           Case{"transport: {max_concurrent_streams: 0}\n", "'transport.max_concurrent_streams'",
+                "'0'"},
+           Case{"transport: {max_metadata_bytes: 100}\n", "'transport.max_metadata_bytes'",
+                "'100'"},
+           Case{"transport: {handshake_timeout_seconds: 0}\n",
+                "'transport.handshake_timeout_seconds'", "'0'"},
+           Case{"transport: {max_connection_age_seconds: 2147484}\n",
+                "'transport.max_connection_age_seconds'", "'2147484'"},
+           Case{"transport: {max_ping_strikes: -1}\n", "'transport.max_ping_strikes'", "'-1'"},
        }) {
     absl::StatusOr<ServerConfig> config = ParseServerConfig(c.yaml, "onyxd.yaml");
     ASSERT_FALSE(config.ok()) << c.yaml;
@@ -151,7 +186,8 @@ TEST(ServerConfigTest, UnknownKeyIsAnError) {
 }
 
 TEST(ServerConfigTest, UnknownNestedKeysAreErrors) {
-  for (const char* yaml : {"tls: {cert: a.pem}\n", "shutdown: {linger: 5}\n"}) {
+  for (const char* yaml :
+       {"tls: {cert: a.pem}\n", "shutdown: {linger: 5}\n", "transport: {max_streams: 5}\n"}) {
     absl::StatusOr<ServerConfig> config = ParseServerConfig(yaml, "onyxd.yaml");
     ASSERT_FALSE(config.ok()) << yaml;
     EXPECT_THAT(config.status().message(), AllOf(HasSubstr("onyxd.yaml"), HasSubstr("unknown key")))

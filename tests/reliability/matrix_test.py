@@ -12,7 +12,9 @@ After every row:
   - every RPC of the row and of the canary got exactly one final status, the
     row's the one it expects, every OK answer equal to its reference;
   - onyxd is alive, the canary has had only correct OK answers;
-  - queue depth and in-flight gauges are 0; onyxd's threads, open file
+  - queue depth and in-flight gauges are 0; onyxd's threads (gRPC's
+    executor pool, which grows to twice the CPU count and stays, counted only
+    past that bound), open file
     descriptors and the `mlp` and `canary` arenas' bytes in use are back to
     their values before the first row (threads and descriptors get 10 s to
     settle: gRPC closes idle connections lazily);
@@ -21,14 +23,22 @@ After every row:
 and at the end: ServerLive and Check answered within 100 ms throughout, every
 line onyxd logged is one record (a client's newline did not split it), and no
 metric series carries a name a client made up.
-Rows: repository (load names with NUL, `..`, percent-encoding, 4 KiB;
+Rows: transport (onyxd started with transport_rows.TRANSPORT's limits: the
+SETTINGS it advertises, a stream past the concurrent-stream cap, a ping
+flood answered with GOAWAY too_many_pings, 20,000 streams reset as soon as
+opened, metadata past its limit, a message exactly at and one byte over
+max_message_bytes, a gzip message inflating past it, random bytes and HTTP/1.1
+on the port, a silent connection closed at the handshake timeout, an idle one
+and one holding half a HEADERS frame closed at the idle limit), repository (load names with NUL, `..`, percent-encoding, 4 KiB;
 symlinked model and version directories leading out of the root; external
 data paths that are absolute, `../`, symlinks or past the end of their file),
 models (every cut of a truncated file, bytes that are not protobuf, a cycle,
 a missing input, opsets 0 and 999, If nested 25 and 80 deep, a million nodes, an
 initializer whose dims overstate its data), configuration (YAML nested
 10,000 deep, an alias bomb, duplicate keys, integer overflow), requests (10,000
-parameters, request ids with newlines, typed and raw contents both set),
+parameters, request ids with newlines, typed and raw contents both set, a shape
+product overflowing int64, zero and negative dims, a BYTES length prefix past
+its buffer, duplicate and unknown inputs and outputs),
 shared memory (offset plus size wrapping int64, a region truncated by the
 client after registering, unregistering a region while it is in use).
 Prints "PASS row" / "FAIL row: reason" and "N passed, M failed"; exits
@@ -51,13 +61,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 sys.path.insert(0, HERE)
 import python_client_test as base  # noqa: E402
-from ledger import Ledger, gauge_sum, sample_process, scrape  # noqa: E402
+from ledger import Ledger, gauge_sum, sample_process, scrape, threads_beyond_pools  # noqa: E402
 from liveness import LivenessProbe  # noqa: E402
+from transport_rows import TRANSPORT, transport_rows  # noqa: E402
 
 CaseFailure, check = base.CaseFailure, base.check
 LOAD_DEADLINE_S = 60.0
 PROBE_BOUND_MS = 100.0
 SETTLE_S = 10.0
+MAX_MESSAGE_BYTES = 64 << 20  # onyxd's default, left as is: the million-node model needs it
 
 
 # ------------------------------------------------------------------ models
@@ -76,6 +88,13 @@ def f32(name, shape):
 def canary_bytes():
     return model_bytes([helper.make_node("Mul", ["x", "k"], ["y"])], [f32("x", ["batch", 4])], [f32("y", ["batch", 4])],
                        [numpy_helper.from_array(np.array([3.0], np.float32), "k")])
+
+
+def strings_bytes():
+    """Identity over a 1-D BYTES tensor."""
+    s = helper.make_tensor_value_info
+    return model_bytes([helper.make_node("Identity", ["s"], ["t"])], [s("s", TensorProto.STRING, [None])],
+                       [s("t", TensorProto.STRING, [None])])
 
 
 def nested_if_bytes(depth):
@@ -146,6 +165,7 @@ class Matrix:
     def __init__(self, client, proc, metrics_address, repo, sentinel, stub_dir, address, stderr_path):
         self.client, self.proc, self.metrics_address = client, proc, metrics_address
         self.repo, self.sentinel, self.stderr_path = repo, sentinel, stderr_path
+        self.address = address
         self.SC = client.grpc.StatusCode
         self.ledger = Ledger()
         self.canary_stop = threading.Event()
@@ -174,7 +194,7 @@ class Matrix:
         arena = {m: sum(v for (n, labels), v in metrics.items()
                         if n == "onyx_arena_in_use_bytes" and 'model="%s"' % m in labels) for m in ("mlp", "canary")}
         s = sample_process(self.proc.pid, time.monotonic())
-        return {"threads": s.threads, "fds": s.fds, "arena": arena,
+        return {"threads": threads_beyond_pools(self.proc.pid), "fds": s.fds, "arena": arena,
                 "queue": gauge_sum(metrics, "onyx_queue_depth"), "inflight": gauge_sum(metrics, "onyx_inflight_requests"),
                 "series": len(metrics), "metrics": metrics}
 
@@ -401,6 +421,32 @@ def build_rows(m, tmp):
         m.ledger.finished(rid, "OK")
         check(resp.id == req.id, "the reply's id differs from the request's")
 
+    def bad_request(shape=(3, 16), raw=None, inputs=None, outputs=(), model="mlp", datatype="FP32"):
+        """A request the server must refuse; inputs: [(name, shape)] overrides."""
+        req = pb.ModelInferRequest(model_name=model)
+        for name, dims in inputs or [("input", shape)]:
+            req.inputs.add(name=name, datatype=datatype, shape=list(dims))
+            req.raw_input_contents.append(x.tobytes() if raw is None else raw)
+        for name in outputs:
+            req.outputs.add(name=name)
+        return req
+
+    def request_row(mention, **kw):
+        return lambda: m.expect_status(lambda: m.client.infer(bad_request(**kw)), SC.INVALID_ARGUMENT, mention)
+
+    def bytes_prefix_past_buffer():
+        # The first element declares 100 bytes and 3 follow.
+        raw = (100).to_bytes(4, "little") + b"abc"
+        m.expect_status(lambda: m.client.infer(bad_request(model="strings", inputs=[("s", [1])], raw=raw,
+                                                           datatype="BYTES")),
+                        SC.INVALID_ARGUMENT, "declares 100")
+        # A well-formed one is served and echoed.
+        ok = (3).to_bytes(4, "little") + b"abc"
+        rid = m.ledger.sent("row")
+        resp = m.client.infer(bad_request(model="strings", inputs=[("s", [1])], raw=ok, datatype="BYTES"))
+        m.ledger.finished(rid, "OK")
+        check(resp.raw_output_contents[0] == ok, "echo %r, want %r" % (resp.raw_output_contents[0][:20], ok))
+
     def typed_and_raw():
         req = mlp_request()
         req.inputs[0].contents.fp32_contents.extend(x.ravel().tolist())
@@ -472,7 +518,7 @@ def build_rows(m, tmp):
         t.join()
         check("OK" in results and results[-1] == "NOT_FOUND", "results %s" % collections.Counter(results))
 
-    return [
+    return transport_rows(m, MAX_MESSAGE_BYTES) + [
         ("repository_load_name_with_nul", load_name_nul),
         ("repository_load_name_dotdot", load_name_dotdot),
         ("repository_load_name_percent_encoded", load_name_percent),
@@ -508,6 +554,14 @@ def build_rows(m, tmp):
         ("request_10k_parameters", many_parameters),
         ("request_id_with_newlines", request_id_newline),
         ("request_typed_and_raw_contents", typed_and_raw),
+        ("request_shape_product_overflows_int64", request_row("overflows int64", shape=(3, 1 << 62, 16))),
+        ("request_zero_dim", request_row("batch size", shape=(0, 16), raw=b"")),
+        ("request_negative_dim", request_row("negative dimension", shape=(-3, 16))),
+        ("request_bytes_prefix_past_the_buffer", bytes_prefix_past_buffer),
+        ("request_duplicate_input", request_row("given twice", inputs=[("input", (3, 16))] * 2)),
+        ("request_unknown_input", request_row("unknown input 'nope'", inputs=[("input", (3, 16)), ("nope", (3, 16))])),
+        ("request_unknown_output", request_row("unknown output 'nope'", outputs=["nope"])),
+        ("request_duplicate_output", request_row("requested twice", outputs=["probabilities", "probabilities"])),
         ("shared_memory_offset_plus_size_wraps", shm_wrapping),
         ("shared_memory_region_truncated_after_register", shm_truncated),
         ("shared_memory_unregister_while_in_use", shm_unregister_in_use),
@@ -534,8 +588,13 @@ def main():
         repo = os.path.join(tmp, "repo")
         shutil.copytree(os.path.join(args.repo, "mlp"), os.path.join(repo, "mlp"))
         write(os.path.join(repo, "canary", "1", "model.onnx"), canary_bytes())
+        write(os.path.join(repo, "strings", "1", "model.onnx"), strings_bytes())
+        config = os.path.join(tmp, "onyxd.yaml")
+        write(config, "transport:\n" + "".join("  %s: %d\n" % kv for kv in TRANSPORT.items()))
         proc, address, metrics_address, failure = base.launch_onyxd(
-            args.onyxd, repo, mods, tmp, extra_args=["--request-log-sample-rate", "1"], log_level="info")
+            args.onyxd, repo, mods, tmp, log_level="info",
+            extra_args=["--request-log-sample-rate", "1", "--config", config,
+                        "--max-message-bytes", str(MAX_MESSAGE_BYTES)])
         if failure is not None:
             return 1
         client = base.Client(mods, address)
