@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds onyx with a sanitizer and runs the suites it is meant for.
+#
+# usage: sanitize.sh address|thread [BUILD_DIR]
+#   address  ASan + UBSan (build-asan): every unit test binary, the end-to-end
+#            suites and the reliability matrix, with leak checking; onyxd
+#            exits non-zero on any report, which fails its suite.
+#   thread   TSan (build-tsan): the executor, session and thread-pool tests,
+#            the server's batcher, queue, repository and runner tests, and the
+#            end-to-end suites that drive onyxd from many client threads.
+# Prints one line per suite and a summary; exits non-zero when any suite
+# failed or any sanitizer reported. Reports go to BUILD_DIR/sanitizer-logs/.
+# Needs the packages of scripts/install-deps.sh. Takes 30-60 minutes on two
+# cores (a cold build dominates; ccache makes reruns quick), so CI does not
+# run it: bench/RESULTS.md (Sanitizers) records the last run.
+set -uo pipefail
+
+kind="${1:-}"
+case "$kind" in
+  address) build="${2:-build-asan}" ;;
+  thread) build="${2:-build-tsan}" ;;
+  *) echo "usage: sanitize.sh address|thread [BUILD_DIR]" >&2; exit 2 ;;
+esac
+cd "$(dirname "$0")/.."
+root="$PWD"
+logs="$build/sanitizer-logs"
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONYX_SANITIZE="$kind" \
+  -DONYX_BUILD_TESTS=ON -DONYX_BUILD_BENCH=OFF >/dev/null || exit 1
+cmake --build "$build" || exit 1
+rm -rf "$logs" && mkdir -p "$logs"
+
+# Reports go to files (log_path) as well as failing the process, so a report
+# from an onyxd started by a Python suite is not lost in a captured stderr.
+supp="$root/scripts/sanitizer-suppressions"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=66:log_path=$root/$logs/asan:detect_stack_use_after_return=0"
+export LSAN_OPTIONS="suppressions=$supp/lsan.txt:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=66:log_path=$root/$logs/ubsan"
+export TSAN_OPTIONS="exitcode=66:halt_on_error=0:second_deadlock_stack=1:suppressions=$supp/tsan.txt:log_path=$root/$logs/tsan"
+# libgomp is not instrumented: one OpenMP thread keeps the thread pool the
+# only source of parallelism TSan sees.
+[ "$kind" = thread ] && export OMP_NUM_THREADS=1
+
+failed=()
+run() {  # run NAME COMMAND...
+  local name="$1"; shift
+  local start=$SECONDS
+  if "$@" >"$logs/$name.out" 2>&1; then
+    echo "PASS $name ($((SECONDS - start)) s)"
+  else
+    echo "FAIL $name ($((SECONDS - start)) s): $logs/$name.out"
+    failed+=("$name")
+  fi
+}
+
+if [ "$kind" = address ]; then
+  for t in engine/engine_unit_tests server/server_unit_tests loadtest/onyx_load_tests \
+           tests/conformance/conformance_unit_tests; do
+    run "$(basename "$t")" "$build/$t"
+  done
+  run e2e_and_reliability ctest --test-dir "$build" --output-on-failure -R '^(e2e_|reliability_)'
+else
+  run engine_unit_tests "$build/engine/engine_unit_tests" \
+    --gtest_filter='*Executor*:*Session*:*ThreadPool*:*ParallelFor*:*Stream*:*Arena*'
+  run server_unit_tests "$build/server/server_unit_tests" \
+    --gtest_filter='*Batcher*:*Queue*:*Repository*:*Runner*:*Budget*:*Overload*:*Stream*:*RateLimiter*:*Token*:*Health*:*Metrics*:*BucketSessions*'
+  run e2e_server ctest --test-dir "$build" --output-on-failure \
+    -R '^(e2e_(batching|rpc|stream|versions|deadline|overload|shutdown|auth|python_client)|reliability_)$'
+fi
+
+reports=$(find "$logs" -name 'asan.*' -o -name 'ubsan.*' -o -name 'tsan.*' | sort)
+if [ -n "$reports" ]; then
+  echo "sanitizer reports:"
+  for r in $reports; do echo "  $r: $(grep -m1 -E 'ERROR|WARNING|runtime error' "$r")"; done
+fi
+echo "sanitize $kind: ${#failed[@]} suite(s) failed, $(echo -n "$reports" | grep -c .) report(s)"
+[ ${#failed[@]} -eq 0 ] && [ -z "$reports" ]
