@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "onyx/status_macros.h"
+#include "server/grpc/infer_response.h"
+#include "server/grpc/request_decoder.h"
 #include "server/grpc/shared_memory_io.h"
 #include "server/grpc/status_util.h"
 #include "server/scheduling/overload.h"
@@ -38,9 +40,7 @@ struct Admission {
   }
 };
 
-absl::StatusOr<Admission> Admit(const InferEnv& env, const Model& model,
-                                const inference::ModelInferRequest& request) {
-  const int64_t bytes = static_cast<int64_t>(request.ByteSizeLong());
+absl::StatusOr<Admission> Admit(const InferEnv& env, const Model& model, int64_t bytes) {
   Admission admission;
   absl::StatusOr<ByteBudget::Lease> lease = model.inflight_bytes().Acquire(bytes);
   if (!lease.ok()) {
@@ -107,30 +107,25 @@ void StartInferenceUnguarded(const InferEnv& env, const inference::ModelInferReq
       stats->RecordFailure(NsSince(start), NowMs());
       finish(m.name(), m.version_string(), status);
     };
-    absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> inlined =
-        InlineSharedMemoryInputs(*request, *env.shared_memory);
-    if (!inlined.ok()) return fail(inlined.status());
-    absl::StatusOr<SharedMemoryOutputs> shm_outputs =
-        ResolveSharedMemoryOutputs(*request, *env.shared_memory);
-    if (!shm_outputs.ok()) return fail(shm_outputs.status());
-    std::shared_ptr<inference::ModelInferRequest> owned = std::move(*inlined);
-    const inference::ModelInferRequest& effective = owned ? *owned : *request;
     // Admitted before decoding, so that a refused request costs no tensors.
-    absl::StatusOr<Admission> admission = Admit(env, m, effective);
-    if (!admission.ok()) return fail(admission.status());
     // Raw inputs are viewed in place: `request` lives until `finish` (the
-    // reactor's), after the scheduler's last read of them; an inlined copy is
-    // kept alive by the views themselves.
-    absl::StatusOr<std::unique_ptr<InferenceRequest>> parsed =
-        ParseInferRequest(effective, m, env.limits, owned);
-    if (!parsed.ok()) return fail(parsed.status());
-    if (log_line != nullptr) log_line->batch_size = (*parsed)->batch_size;
-    (*parsed)->deadline = call_options.deadline;
-    (*parsed)->is_cancelled = call_options.is_cancelled;
-    (*parsed)->deadline_cancel_slack = kDeadlineCancelSlack;
+    // reactor's), after the scheduler's last read of them.
+    Admission admission;
+    absl::StatusOr<DecodedInferRequest> decoded =
+        DecodeInferRequest(*request, SignatureOf(m), *env.shared_memory, env.limits,
+                           [&](int64_t bytes) -> absl::Status {
+                             ASSIGN_OR_RETURN(admission, Admit(env, m, bytes));
+                             return absl::OkStatus();
+                           });
+    if (!decoded.ok()) return fail(decoded.status());
+    std::unique_ptr<InferenceRequest>& parsed = decoded->request;
+    if (log_line != nullptr) log_line->batch_size = parsed->batch_size;
+    parsed->deadline = call_options.deadline;
+    parsed->is_cancelled = call_options.is_cancelled;
+    parsed->deadline_cancel_slack = kDeadlineCancelSlack;
 
     RequestTimings timings;
-    timings.batch_size = (*parsed)->batch_size;
+    timings.batch_size = parsed->batch_size;
     timings.compute_input_ns = NsSince(start);
     const SteadyClock::time_point enqueued_at = SteadyClock::now();
     // The reactor keeps request and response alive until `finish`. The callback
@@ -138,10 +133,10 @@ void StartInferenceUnguarded(const InferEnv& env, const inference::ModelInferReq
     // scheduler (running this callback) before any member goes away.
     auto finish_holder = std::make_shared<InferFinish>(std::move(finish));
     DoneCallback done =
-        [finish_holder, request, response, owned, model = &m, timings, start, enqueued_at,
-         shm_outputs = *std::move(shm_outputs), max_reply_bytes = env.limits.max_message_bytes,
-         output_names = (*parsed)->output_names,
-         admission = *std::move(admission)](absl::StatusOr<InferenceResult> result) mutable {
+        [finish_holder, request, response, model = &m, timings, start, enqueued_at,
+         shm_outputs = std::move(decoded->shm_outputs),
+         max_reply_bytes = env.limits.max_message_bytes, output_names = parsed->output_names,
+         admission = std::move(admission)](absl::StatusOr<InferenceResult> result) mutable {
       timings.compute_infer_ns = NsSince(enqueued_at);
       if (result.ok()) {  // the scheduler's own queue wait and engine run
         timings.queue_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(result->queue_time));
@@ -172,7 +167,7 @@ void StartInferenceUnguarded(const InferEnv& env, const inference::ModelInferReq
       (*finish_holder)(name, version, status);
       admission.Release();  // answered
     };
-    absl::Status status = m.scheduler().Enqueue(std::move(*parsed), std::move(done));
+    absl::Status status = m.scheduler().Enqueue(std::move(parsed), std::move(done));
     if (status.ok()) return;
     finish = std::move(*finish_holder);
     if (status.code() == absl::StatusCode::kUnavailable && attempt < kAttempts) {

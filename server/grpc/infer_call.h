@@ -12,12 +12,13 @@
 //                  },
 //                  InferCallOptions{deadline, [context] { return context->IsCancelled(); }});
 //
-// Looks the model up, inlines shared-memory inputs, resolves shared-memory
-// outputs, admits the request's bytes (its serialized size, shared-memory
-// inputs included) against the model's and the server's in-flight byte
-// budgets — before decoding it; RESOURCE_EXHAUSTED with the budget's overload.h
+// Looks the model up and decodes the request through DecodeInferRequest
+// (request_decoder.h: shared-memory inputs and outputs resolved, then the
+// request's bytes — its serialized size, shared-memory inputs included —
+// admitted against the model's and the server's in-flight byte budgets before
+// any tensor is decoded; RESOURCE_EXHAUSTED with the budget's overload.h
 // reason and a retry hint when they are spent, held until the reply is
-// given —, validates (ParseInferRequest, within env.limits) and enqueues on
+// given —, then validated within env.limits) and enqueues on
 // the model's scheduler with the call's deadline, cancellation check and
 // kDeadlineCancelSlack; then, on the scheduler's worker, fills `response`,
 // writes shared-memory outputs, refuses a reply over
@@ -37,7 +38,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "grpc_service.pb.h"
-#include "server/grpc/infer_messages.h"
+#include "server/grpc/request_decoder.h"
 #include "server/memory/shared_memory.h"
 #include "server/models/model_repository.h"
 #include "server/observability/logging.h"

@@ -4,15 +4,16 @@
 // `shared_memory_offset` (int64 or uint64) is read from / written to that region
 // instead of the message.
 //
-//   ASSIGN_OR_RETURN(auto inlined, InlineSharedMemoryInputs(request, registry));
+//   ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> ref, ParseSharedMemoryRef(input.parameters()));
+//   if (ref) ASSIGN_OR_RETURN(std::string bytes, ReadSharedMemory(*ref, registry));
 //   ASSIGN_OR_RETURN(SharedMemoryOutputs outputs, ResolveSharedMemoryOutputs(request, registry));
-//   const ModelInferRequest& effective = inlined ? *inlined : request;
-//   ... parse, run, FillInferResponse(effective, ...) ...
+//   ... run, FillInferResponse(request, ...) ...
 //   RETURN_IF_ERROR(WriteSharedMemoryOutputs(request, outputs, &response));
 //
-// Output regions are resolved and held when the request is accepted, so a
-// region unregistered while the request runs still receives its outputs (the
-// mapping goes away with the last request holding it).
+// Inputs are read by the request decoder (request_decoder.h). Output regions
+// are resolved and held when the request is accepted, so a region unregistered
+// while the request runs still receives its outputs (the mapping goes away
+// with the last request holding it).
 //
 // Pure functions over the registry (thread-safe).
 #pragma once
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -28,15 +30,24 @@
 
 namespace onyx::server {
 
-// nullptr when no input uses shared memory. Otherwise a copy of `request` whose
-// raw_input_contents hold every input's bytes: shared-memory inputs copied out
-// of their region, the others taken from the request's raw_input_contents
-// (indexed either by input position or over the non-shared-memory inputs only).
-// Errors: INVALID_ARGUMENT naming the input for a missing byte size, a range
-// outside the region, typed contents next to shared memory inputs; NOT_FOUND
-// for an unknown region.
-absl::StatusOr<std::unique_ptr<inference::ModelInferRequest>> InlineSharedMemoryInputs(
-    const inference::ModelInferRequest& request, const SharedMemoryRegistry& registry);
+// Where one tensor's bytes are in shared memory.
+struct SharedMemoryRef {
+  std::string region;
+  uint64_t byte_size = 0;
+  uint64_t offset = 0;
+};
+
+// nullopt when `params` name no region. INVALID_ARGUMENT naming the parameter
+// for a region that is not a non-empty string, a missing byte size, or a size
+// or offset that is not a non-negative integer.
+absl::StatusOr<std::optional<SharedMemoryRef>> ParseSharedMemoryRef(
+    const google::protobuf::Map<std::string, inference::InferParameter>& params);
+
+// A copy of the bytes `ref` names. NOT_FOUND for an unknown region;
+// INVALID_ARGUMENT for a range outside it (checked before the copy is sized)
+// or a region the client truncated after registering it.
+absl::StatusOr<std::string> ReadSharedMemory(const SharedMemoryRef& ref,
+                                             const SharedMemoryRegistry& registry);
 
 // The regions of the outputs `request` asks to be placed in shared memory, by
 // output name.

@@ -42,46 +42,41 @@ class SharedMemoryIoTest : public ::testing::Test {
   SharedMemoryRegistry registry_;
 };
 
-TEST_F(SharedMemoryIoTest, NoSharedMemoryMeansNoCopy) {
-  inference::ModelInferRequest request;
-  request.add_inputs()->set_name("a");
-  request.add_raw_input_contents("xyz");
-  auto inlined = InlineSharedMemoryInputs(request, registry_);
-  ASSERT_TRUE(inlined.ok());
-  EXPECT_EQ(*inlined, nullptr);
+TEST_F(SharedMemoryIoTest, RefsParseFromTheParameters) {
+  google::protobuf::Map<std::string, inference::InferParameter> params;
+  absl::StatusOr<std::optional<SharedMemoryRef>> none = ParseSharedMemoryRef(params);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  SetShm(&params, 10, 7);
+  absl::StatusOr<std::optional<SharedMemoryRef>> ref = ParseSharedMemoryRef(params);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  ASSERT_TRUE(ref->has_value());
+  EXPECT_EQ((*ref)->region, "region");
+  EXPECT_EQ((*ref)->offset, 10u);
+  EXPECT_EQ((*ref)->byte_size, 7u);
+  params["shared_memory_byte_size"].set_int64_param(-1);
+  EXPECT_THAT(ParseSharedMemoryRef(params).status().message(),
+              HasSubstr("'shared_memory_byte_size' must be a non-negative integer"));
+  params.erase("shared_memory_byte_size");
+  EXPECT_THAT(ParseSharedMemoryRef(params).status().message(),
+              HasSubstr("'shared_memory_byte_size' missing"));
+  params["shared_memory_region"].set_int64_param(3);
+  EXPECT_THAT(ParseSharedMemoryRef(params).status().message(),
+              HasSubstr("'shared_memory_region' must be a string"));
 }
 
-TEST_F(SharedMemoryIoTest, InputsAreCopiedOutOfTheRegionInInputOrder) {
+TEST_F(SharedMemoryIoTest, ReadCopiesTheRangeAndChecksItFirst) {
   std::memcpy(mapping_ + 10, "SHMDATA", 7);
-  inference::ModelInferRequest request;
-  SetShm(request.add_inputs()->mutable_parameters(), 10, 7);
-  request.add_inputs()->set_name("raw");
-  request.add_raw_input_contents("inline");  // indexed over the non-shm inputs
-  auto inlined = InlineSharedMemoryInputs(request, registry_);
-  ASSERT_TRUE(inlined.ok()) << inlined.status();
-  ASSERT_NE(*inlined, nullptr);
-  ASSERT_EQ((*inlined)->raw_input_contents_size(), 2);
-  EXPECT_EQ((*inlined)->raw_input_contents(0), "SHMDATA");
-  EXPECT_EQ((*inlined)->raw_input_contents(1), "inline");
-  EXPECT_FALSE((*inlined)->inputs(0).parameters().contains("shared_memory_region"));
-}
-
-TEST_F(SharedMemoryIoTest, InputErrorsNameTheModelAndTheInput) {
-  inference::ModelInferRequest request;
-  request.set_model_name("mlp");
-  auto* input = request.add_inputs();
-  input->set_name("x");
-  SetShm(input->mutable_parameters(), 250, 16);
-  auto outside = InlineSharedMemoryInputs(request, registry_);
-  EXPECT_EQ(outside.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(outside.status().message(), HasSubstr("model 'mlp': input 'x': "));
-  (*input->mutable_parameters())["shared_memory_region"].set_string_param("other");
-  EXPECT_EQ(InlineSharedMemoryInputs(request, registry_).status().code(),
+  absl::StatusOr<std::string> bytes = ReadSharedMemory({"region", 7, 10}, registry_);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(*bytes, "SHMDATA");
+  EXPECT_EQ(ReadSharedMemory({"region", 16, 250}, registry_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // A size that no buffer could hold is refused by the range check.
+  EXPECT_EQ(ReadSharedMemory({"region", uint64_t{1} << 62, 0}, registry_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadSharedMemory({"other", 1, 0}, registry_).status().code(),
             absl::StatusCode::kNotFound);
-  input->mutable_parameters()->erase("shared_memory_byte_size");
-  (*input->mutable_parameters())["shared_memory_region"].set_string_param("region");
-  EXPECT_THAT(InlineSharedMemoryInputs(request, registry_).status().message(),
-              HasSubstr("shared_memory_byte_size"));
 }
 
 TEST_F(SharedMemoryIoTest, OutputsAreWrittenToTheRegionAndLeftEmptyInTheReply) {

@@ -90,7 +90,8 @@ class StreamInferReactor final
 
   void Launch(std::shared_ptr<Call> call) {
     if (!options_.gate->Enter()) {
-      Complete(call, absl::UnavailableError("server is shutting down"));
+      // Not counted in the metrics, as ModelInfer's refusal at shutdown is not.
+      Complete(call, absl::UnavailableError("server is shutting down")).IgnoreError();
       return;
     }
     const auto start = std::chrono::steady_clock::now();
