@@ -12,7 +12,7 @@
 # failed or any sanitizer reported. Reports go to BUILD_DIR/sanitizer-logs/.
 # Needs the packages of scripts/install-deps.sh. Takes 30-60 minutes on two
 # cores (a cold build dominates; ccache makes reruns quick), so CI does not
-# run it: bench/RESULTS.md (Sanitizers) records the last run.
+# run it; record each run's summary line in bench/RESULTS.md.
 set -uo pipefail
 
 kind="${1:-}"

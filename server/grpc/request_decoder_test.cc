@@ -1,15 +1,12 @@
 #include "server/grpc/request_decoder.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/memory/test_region.h"
 #include "server/scheduling/overload.h"
 
 namespace onyx::server {
@@ -21,20 +18,7 @@ using ::testing::HasSubstr;
 // A batched model "m": a FP32 [-1, 2] and b INT64 [-1]; outputs y, z.
 class RequestDecoderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    key_ = "/onyx_decoder_test_" + std::to_string(getpid());
-    const int fd = shm_open(key_.c_str(), O_CREAT | O_RDWR, 0600);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(ftruncate(fd, 256), 0);
-    mapping_ = static_cast<char*>(mmap(nullptr, 256, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
-    close(fd);
-    ASSERT_NE(mapping_, MAP_FAILED);
-    ASSERT_TRUE(registry_.Register("region", key_, 0, 256).ok());
-  }
-  void TearDown() override {
-    munmap(mapping_, 256);
-    shm_unlink(key_.c_str());
-  }
+  void SetUp() override { ASSERT_TRUE(region_.ok()); }
 
   // a = [[1, 2], [3, 4]], b = [7, 8] as raw contents.
   static inference::ModelInferRequest Request() {
@@ -84,9 +68,9 @@ class RequestDecoderTest : public ::testing::Test {
   const std::vector<TensorSpec> outputs_ = {{"y", onyx::DataType::kFloat, {-1}},
                                             {"z", onyx::DataType::kFloat, {-1}}};
   const ModelSignature signature_{"m", inputs_, outputs_, /*max_batch_size=*/4};
-  std::string key_;
-  char* mapping_ = nullptr;
-  SharedMemoryRegistry registry_;
+  TestRegion region_{"region", 256};
+  char* const mapping_ = region_.data();
+  SharedMemoryRegistry& registry_ = region_.registry();
   std::vector<int64_t> admitted_;
 };
 

@@ -1,14 +1,11 @@
 #include "server/grpc/shared_memory_io.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/memory/test_region.h"
 
 namespace onyx::server {
 namespace {
@@ -17,29 +14,16 @@ using ::testing::HasSubstr;
 
 class SharedMemoryIoTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    key_ = "/onyx_shm_io_test_" + std::to_string(getpid());
-    const int fd = shm_open(key_.c_str(), O_CREAT | O_RDWR, 0600);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(ftruncate(fd, 256), 0);
-    mapping_ = static_cast<char*>(mmap(nullptr, 256, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
-    close(fd);
-    ASSERT_NE(mapping_, MAP_FAILED);
-    ASSERT_TRUE(registry_.Register("region", key_, 0, 256).ok());
-  }
-  void TearDown() override {
-    munmap(mapping_, 256);
-    shm_unlink(key_.c_str());
-  }
+  void SetUp() override { ASSERT_TRUE(region_.ok()); }
   static void SetShm(google::protobuf::Map<std::string, inference::InferParameter>* params,
                      int64_t offset, int64_t size) {
     (*params)["shared_memory_region"].set_string_param("region");
     (*params)["shared_memory_byte_size"].set_int64_param(size);
     (*params)["shared_memory_offset"].set_uint64_param(offset);
   }
-  std::string key_;
-  char* mapping_ = nullptr;
-  SharedMemoryRegistry registry_;
+  TestRegion region_{"region", 256};
+  char* const mapping_ = region_.data();
+  SharedMemoryRegistry& registry_ = region_.registry();
 };
 
 TEST_F(SharedMemoryIoTest, RefsParseFromTheParameters) {
