@@ -71,12 +71,18 @@ class Frame:
                 for i in range(0, len(self.payload), 6)}
 
 
+def connect(address, timeout=10.0):
+    """A TCP socket to "host:port"."""
+    host, port = address.rsplit(":", 1)
+    return socket.create_connection((host, int(port)), timeout=timeout)
+
+
 class Connection:
-    """One HTTP/2 connection. closed is set once the server hung up."""
+    """One HTTP/2 connection (a context manager that closes it). closed is set
+    once the server hung up."""
 
     def __init__(self, address, timeout=10.0):
-        host, port = address.rsplit(":", 1)
-        self.sock = socket.create_connection((host, int(port)), timeout=timeout)
+        self.sock = connect(address, timeout)
         self.buffer = b""
         self.closed = False
         self.next_stream = 1
@@ -84,6 +90,24 @@ class Connection:
 
     def close(self):
         self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def ping_round_trip(self, timeout=10.0):
+        """Sends a PING and reads up to its ACK: the server has then read
+        everything sent before it (our SETTINGS ACK included)."""
+        self.send_frame(PING, 0, 0, b"syncsync")
+        deadline = time.monotonic() + timeout
+        while True:
+            frame = self.read_frame(deadline)
+            if frame is None:
+                raise ConnectionError("closed before the PING ACK")
+            if frame.type == PING and frame.flags & ACK:
+                return
 
     def send_raw(self, data):
         self.sock.sendall(data)

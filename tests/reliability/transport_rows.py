@@ -6,7 +6,6 @@ TRANSPORT is the `transport` section matrix_test.py starts onyxd with: limits
 small enough that the rows run in seconds.
 """
 import os
-import socket
 import time
 
 import numpy as np
@@ -56,8 +55,7 @@ def transport_rows(m, max_message_bytes):
                 return frame.payload
 
     def settings_advertise_limits():
-        conn = h2_raw.Connection(address)
-        try:
+        with h2_raw.Connection(address) as conn:
             settings = conn.handshake()
             check(settings.get(h2_raw.SETTINGS_MAX_CONCURRENT_STREAMS) == TRANSPORT["max_concurrent_streams"],
                   "SETTINGS_MAX_CONCURRENT_STREAMS %s, want %d" % (
@@ -65,8 +63,6 @@ def transport_rows(m, max_message_bytes):
             check(settings.get(h2_raw.SETTINGS_MAX_HEADER_LIST_SIZE) == TRANSPORT["max_metadata_bytes"],
                   "SETTINGS_MAX_HEADER_LIST_SIZE %s, want %d" % (
                       settings.get(h2_raw.SETTINGS_MAX_HEADER_LIST_SIZE), TRANSPORT["max_metadata_bytes"]))
-        finally:
-            conn.close()
 
     def stream_past_the_cap_closes_the_connection():
         # The cap is advertised in SETTINGS; gRPC clients queue calls at it.
@@ -74,18 +70,9 @@ def transport_rows(m, max_message_bytes):
         # gRPC 1.51: it loses the connection, its open calls end UNAVAILABLE,
         # and the stream past the cap is never served.
         cap = TRANSPORT["max_concurrent_streams"]
-        conn = h2_raw.Connection(address)
-        try:
+        with h2_raw.Connection(address) as conn:
             conn.handshake()
-            # A ping round trip: the server has seen our SETTINGS ACK, so the
-            # cap is in force before the streams arrive.
-            conn.send_frame(h2_raw.PING, 0, 0, b"syncsync")
-            deadline = time.monotonic() + 10
-            while True:
-                frame = conn.read_frame(deadline)
-                check(frame is not None, "closed before the PING ACK")
-                if frame.type == h2_raw.PING and frame.flags & h2_raw.ACK:
-                    break
+            conn.ping_round_trip()  # the cap is in force before the streams arrive
             streams = [conn.open_stream(MODEL_INFER) for _ in range(cap)]
             try:  # the cap open and waiting for their messages: nothing happens
                 frame = conn.read_frame(time.monotonic() + 1)
@@ -99,12 +86,9 @@ def transport_rows(m, max_message_bytes):
             check(unavailable == set(streams), "%d of the %d open calls ended UNAVAILABLE" % (
                 len(unavailable & set(streams)), cap))
             check(over not in answered, "the stream past the cap was answered")
-        finally:
-            conn.close()
 
     def ping_flood():
-        conn = h2_raw.Connection(address)
-        try:
+        with h2_raw.Connection(address) as conn:
             conn.handshake()
             sent = 0
             try:
@@ -124,16 +108,13 @@ def transport_rows(m, max_message_bytes):
                       goaway[-1].goaway_error(), goaway[-1].goaway_debug()))
             # Pings read in the same batch as the strike are still answered:
             # the count of acks is not a property of the policy.
-        finally:
-            conn.close()
 
     def rapid_stream_resets():
         # HEADERS then RST_STREAM(CANCEL) at once, 20,000 times on one
         # connection: gRPC 1.51 predates the rapid-reset mitigations, so
         # onyxd must bear it with the cap alone — the canary, the probe and
         # the connection itself keep working.
-        conn = h2_raw.Connection(address)
-        try:
+        with h2_raw.Connection(address) as conn:
             conn.handshake()
             headers = h2_raw.grpc_headers(MODEL_INFER)
             for batch in range(200):
@@ -146,8 +127,6 @@ def transport_rows(m, max_message_bytes):
                 conn.send_raw(b"".join(chunk))
             trailers = server_live_on(conn)
             check(b"grpc-status\x010" in trailers, "ServerLive after the resets: trailers %r" % trailers[:200])
-        finally:
-            conn.close()
 
     def oversized_metadata():
         limit = TRANSPORT["max_metadata_bytes"]
@@ -200,28 +179,21 @@ def transport_rows(m, max_message_bytes):
 
     def closed_without_a_word(payload, what):
         def row():
-            sock = _connect(address)
-            try:
+            with h2_raw.connect(address) as sock:
                 sock.sendall(payload)
                 after = h2_raw.wait_closed(sock, timeout=5)
                 check(after is not None, "%s: the connection is still open after 5 s" % what)
-            finally:
-                sock.close()
         return row
 
     def silent_connection():
-        sock = _connect(address)
-        try:
+        with h2_raw.connect(address) as sock:
             timeout = TRANSPORT["handshake_timeout_seconds"]
             after = h2_raw.wait_closed(sock, timeout=timeout + 5)
             check(after is not None, "a silent connection is still open after %d s" % (timeout + 5))
             check(after >= timeout - 0.5, "closed after %.1f s, before the %d s handshake timeout" % (after, timeout))
-        finally:
-            sock.close()
 
     def idle_connection():
-        conn = h2_raw.Connection(address)
-        try:
+        with h2_raw.Connection(address) as conn:
             conn.handshake()
             start = time.monotonic()
             idle = TRANSPORT["max_connection_idle_seconds"]
@@ -230,21 +202,16 @@ def transport_rows(m, max_message_bytes):
             goaway = [f for f in frames if f.type == h2_raw.GOAWAY]
             check(goaway, "closed after %.1f s without GOAWAY" % after)
             check(after >= idle - 0.5, "closed after %.1f s, before the %d s idle limit" % (after, idle))
-        finally:
-            conn.close()
 
     def half_sent_headers():
         # A HEADERS frame that announces 1000 bytes and sends 10: the frame
         # never completes, no stream opens, and the idle limit closes it.
-        conn = h2_raw.Connection(address)
-        try:
+        with h2_raw.Connection(address) as conn:
             conn.handshake()
             conn.send_raw(h2_raw.frame_bytes(h2_raw.HEADERS, h2_raw.END_HEADERS, 1, b"x" * 1000)[:19])
             idle = TRANSPORT["max_connection_idle_seconds"]
             after = h2_raw.wait_closed(conn.sock, timeout=idle + 10)
             check(after is not None, "a half-sent frame kept the connection open %d s" % (idle + 10))
-        finally:
-            conn.close()
 
     return [
         ("transport_settings_advertise_the_limits", recorded(settings_advertise_limits)),
@@ -263,7 +230,3 @@ def transport_rows(m, max_message_bytes):
         ("transport_half_sent_headers_frame", recorded(half_sent_headers)),
     ]
 
-
-def _connect(address):
-    host, port = address.rsplit(":", 1)
-    return socket.create_connection((host, int(port)), timeout=10)
