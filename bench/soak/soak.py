@@ -166,7 +166,7 @@ def drive(args, mods, proc, address, metrics_address, repo, soak_bytes, weights,
             return
         e = future.exception()
         if e is not None:
-            ledger.finished(rid, e.code().name)
+            ledger.finished(rid, e.code().name, detail=e.details())
             return
         try:
             response = future.result()
@@ -206,7 +206,7 @@ def drive(args, mods, proc, address, metrics_address, repo, soak_bytes, weights,
             try:
                 ledger.finished(rid, "OK", base.output_array(client.stub.ModelInfer(req, timeout=RPC_TIMEOUT_S), "y"))
             except grpc.RpcError as e:
-                ledger.finished(rid, e.code().name)
+                ledger.finished(rid, e.code().name, detail=e.details())
             stop.wait(0.05)
 
     reloads = []

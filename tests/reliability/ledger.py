@@ -31,6 +31,7 @@ class Ledger:
         self._cancelled = set()
         self._outcomes = collections.defaultdict(list)
         self._wrong = {}
+        self._detail = {}
         self.rtol = rtol
         self.atol = atol
 
@@ -48,8 +49,10 @@ class Ledger:
         with self._lock:
             self._cancelled.add(rid)
 
-    def finished(self, rid, code, got=None):
-        """Records the final status name of `rid` (and its output when OK)."""
+    def finished(self, rid, code, got=None, detail=None):
+        """Records the final status name of `rid` (and its output when OK, or
+        the status message when not: the first one per model and status is
+        reported with the violations)."""
         wrong = None
         want = self._want.get(rid)
         if code == "OK" and want is not None:
@@ -59,6 +62,8 @@ class Ledger:
                 wrong = "max |diff| %.3g" % float(np.max(np.abs(np.asarray(got, np.float64) - want)))
         with self._lock:
             self._outcomes[rid].append(code)
+            if detail is not None:
+                self._detail.setdefault((self._model[rid], code), detail)
             if wrong is not None:
                 self._wrong[rid] = wrong
 
@@ -90,6 +95,7 @@ class Ledger:
                           if o and o[0] not in allowed and not (o[0] == "CANCELLED" and rid in self._cancelled)]
             wrong = sorted(self._wrong.items())
             models = dict(self._model)
+            details = dict(self._detail)
         problems = []
         if lost:
             problems.append("%d RPCs got no final status (first ids %s)" % (len(lost), lost[:limit]))
@@ -98,7 +104,8 @@ class Ledger:
         if unexpected:
             by_code = collections.Counter((models[rid], code) for rid, code in unexpected)
             problems.append("%d RPCs ended with an unexpected status: %s" % (
-                len(unexpected), ", ".join("%s %s x%d" % (m, c, n) for (m, c), n in sorted(by_code.items()))))
+                len(unexpected), ", ".join("%s %s x%d%s" % (m, c, n, " (%r)" % details[(m, c)][:200] if (m, c) in details else "")
+                          for (m, c), n in sorted(by_code.items()))))
         if wrong:
             problems.append("%d OK answers differ from the solo-run reference (first: id %d %s)" % (
                 len(wrong), wrong[0][0], wrong[0][1]))

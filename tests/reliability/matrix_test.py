@@ -185,7 +185,7 @@ class Matrix:
                 y = base.output_array(self.client.stub.ModelInfer(req, timeout=10), "y")
                 self.ledger.finished(rid, "OK", y)
             except self.client.grpc.RpcError as e:
-                self.ledger.finished(rid, e.code().name)
+                self.ledger.finished(rid, e.code().name, detail=e.details())
             self.canary_stop.wait(0.05)
 
     # -- measurements
