@@ -36,6 +36,7 @@ test_packages=(
   prometheus  # prometheus + promtool: the metrics e2e tests scrape and lint /metrics; tests/deploy checks and unit-tests the rules
   clang-format-14  # tests/lint/format_check.sh: .clang-format is written for version 14
   clang libomp-dev  # scripts/check_thread_safety.sh: clang -Wthread-safety (with OpenMP headers)
+  libclang-rt-14-dev  # scripts/fuzz.sh and sanitize.sh: libFuzzer and the sanitizer runtimes for clang
   locales
   chromium python3-pil  # loadtest/tests/html_report_test.py: opens onyx-load's HTML report headless, reads the screenshot
   nginx python3-yaml  # tests/deploy/: nginx -t on deploy/nginx (grpc module included), the Kubernetes manifests read as YAML

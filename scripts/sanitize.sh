@@ -25,8 +25,12 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 logs="$build/sanitizer-logs"
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONYX_SANITIZE="$kind" \
-  -DONYX_BUILD_TESTS=ON -DONYX_BUILD_BENCH=OFF >/dev/null || exit 1
+# clang, and for ASan the libFuzzer instrumentation too: build-asan is also
+# the build of scripts/fuzz.sh.
+fuzzers=OFF
+[ "$kind" = address ] && fuzzers=ON
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONYX_SANITIZE="$kind" \
+  -DONYX_BUILD_FUZZERS=$fuzzers -DONYX_BUILD_TESTS=ON -DONYX_BUILD_BENCH=OFF >/dev/null || exit 1
 cmake --build "$build" || exit 1
 rm -rf "$logs" && mkdir -p "$logs"
 

@@ -40,6 +40,8 @@ class TestRegion {
   TestRegion& operator=(const TestRegion&) = delete;
 
   bool ok() const { return registered_; }
+  const std::string& key() const { return key_; }
+  size_t size() const { return size_; }
   char* data() { return data_; }
   SharedMemoryRegistry& registry() { return registry_; }
 
