@@ -337,12 +337,15 @@ def wait_ready(mods, address, proc, creds=None):
                                                    last)
 
 
-def parse_args(doc):
-    """The flags every e2e suite takes: --onyxd, --proto-dir, --repo."""
+def parse_args(doc, extra=None):
+    """The flags every e2e suite takes: --onyxd, --proto-dir, --repo; `extra`,
+    when given, adds a suite's own to the parser."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--onyxd", required=True)
     ap.add_argument("--proto-dir", required=True)
     ap.add_argument("--repo", required=True)
+    if extra is not None:
+        extra(ap)
     return ap.parse_args()
 
 

@@ -67,6 +67,13 @@ class Ledger:
             if wrong is not None:
                 self._wrong[rid] = wrong
 
+    def refused_as_expected(self, rid):
+        """Records `rid` as a success without an output: a scenario's expected
+        refusal (its reference, if any, no longer applies)."""
+        with self._lock:
+            self._want.pop(rid, None)
+        self.finished(rid, "OK")
+
     def sent_count(self):
         with self._lock:
             return self._next

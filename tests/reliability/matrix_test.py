@@ -2,7 +2,7 @@
 """Attack and fault matrix over onyxd: one scenario per row, each with its
 exact expected status, and the ledger invariants checked after every row.
 
-usage: matrix_test.py --onyxd BIN --proto-dir DIR --repo DIR
+usage: matrix_test.py --onyxd BIN --proto-dir DIR --repo DIR [--rows REGEX]
 
 Starts BIN (every ModelInfer logged: --request-log-sample-rate 1) on a
 repository of its own: `canary` (y = 3 x) and REPO's `mlp`. Throughout the run
@@ -40,12 +40,16 @@ parameters, request ids with newlines, typed and raw contents both set, a shape
 product overflowing int64, zero and negative dims, a BYTES length prefix past
 its buffer, duplicate and unknown inputs and outputs),
 shared memory (offset plus size wrapping int64, a region truncated by the
-client after registering, unregistering a region while it is in use).
+client after registering, unregistering a region while it is in use), model
+lifecycle (lifecycle_rows.py: load and unload racing from 32 threads while
+clients infer on the churned models, a model reloaded 10 times under load
+with every inference answered OK).
 Prints "PASS row" / "FAIL row: reason" and "N passed, M failed"; exits
 non-zero on any failure.
 """
 import collections
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -63,6 +67,7 @@ sys.path.insert(0, HERE)
 import python_client_test as base  # noqa: E402
 from ledger import Ledger, gauge_sum, sample_process, scrape, threads_beyond_pools  # noqa: E402
 from liveness import LivenessProbe  # noqa: E402
+from lifecycle_rows import lifecycle_rows  # noqa: E402
 from transport_rows import TRANSPORT, transport_rows  # noqa: E402
 
 CaseFailure, check = base.CaseFailure, base.check
@@ -565,7 +570,7 @@ def build_rows(m, tmp):
         ("shared_memory_offset_plus_size_wraps", shm_wrapping),
         ("shared_memory_region_truncated_after_register", shm_truncated),
         ("shared_memory_unregister_while_in_use", shm_unregister_in_use),
-    ]
+    ] + lifecycle_rows(m, canary)
 
 
 def write(path, data):
@@ -575,7 +580,8 @@ def write(path, data):
 
 
 def main():
-    args = base.parse_args(__doc__)
+    args = base.parse_args(__doc__, lambda ap: ap.add_argument(
+        "--rows", default="", help="run only the rows whose names match this regular expression"))
     tmp = tempfile.mkdtemp(prefix="onyx_matrix_")
     sentinel = tempfile.mkdtemp(prefix="onyx_matrix_outside_")
     proc = None
@@ -602,6 +608,8 @@ def main():
                         stderr_path)
         matrix.start()
         for name, row in build_rows(matrix, tmp):
+            if not re.search(args.rows, name):
+                continue
             failure = base.case_failure(row)
             problems = matrix.invariants()
             if failure is None and problems:
