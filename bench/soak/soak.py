@@ -32,7 +32,6 @@ maximum in the last sixth as in the first).
 """
 import argparse
 import collections
-import heapq
 import os
 import statistics
 import sys
@@ -49,7 +48,7 @@ ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "reliability"))
 import python_client_test as base  # noqa: E402
-from ledger import Ledger, gauge_sum, sample_process, scrape  # noqa: E402
+from ledger import Canceller, Ledger, gauge_sum, sample_process, scrape  # noqa: E402
 from liveness import LivenessProbe  # noqa: E402
 
 IN, HIDDEN, OUT = 64, 128, 16
@@ -84,34 +83,6 @@ def write(path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb" if isinstance(data, bytes) else "w") as f:
         f.write(data)
-
-
-class Canceller(threading.Thread):
-    """Cancels futures at the times they were scheduled for."""
-
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.heap, self.cv, self.done, self.seq = [], threading.Condition(), False, 0
-
-    def schedule(self, at, future):
-        with self.cv:
-            self.seq += 1
-            heapq.heappush(self.heap, (at, self.seq, future))
-            self.cv.notify()
-
-    def run(self):
-        with self.cv:
-            while not (self.done and not self.heap):
-                if not self.heap:
-                    self.cv.wait(0.1)
-                    continue
-                at, _, future = self.heap[0]
-                now = time.monotonic()
-                if at > now:
-                    self.cv.wait(at - now)
-                    continue
-                heapq.heappop(self.heap)
-                future.cancel()
 
 
 def run_soak(args, tmp):

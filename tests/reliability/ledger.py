@@ -1,5 +1,6 @@
 """A ledger of every RPC a reliability scenario sends, and the process and
-metric samples its invariants are checked against.
+metric samples its invariants are checked against, and a Canceller that
+cancels client futures at scheduled times.
 
     ledger = Ledger()
     rid = ledger.sent("model", want=expected_array)
@@ -14,9 +15,11 @@ cancelled. The ledger is thread-safe: gRPC callbacks finish RPCs from its own
 threads.
 """
 import collections
+import heapq
 import os
 import re
 import threading
+import time
 import urllib.request
 
 import numpy as np
@@ -117,6 +120,34 @@ class Ledger:
             problems.append("%d OK answers differ from the solo-run reference (first: id %d %s)" % (
                 len(wrong), wrong[0][0], wrong[0][1]))
         return problems
+
+
+class Canceller(threading.Thread):
+    """Cancels futures at the times they were scheduled for."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.heap, self.cv, self.done, self.seq = [], threading.Condition(), False, 0
+
+    def schedule(self, at, future):
+        with self.cv:
+            self.seq += 1
+            heapq.heappush(self.heap, (at, self.seq, future))
+            self.cv.notify()
+
+    def run(self):
+        with self.cv:
+            while not (self.done and not self.heap):
+                if not self.heap:
+                    self.cv.wait(0.1)
+                    continue
+                at, _, future = self.heap[0]
+                now = time.monotonic()
+                if at > now:
+                    self.cv.wait(at - now)
+                    continue
+                heapq.heappop(self.heap)
+                future.cancel()
 
 
 ProcessSample = collections.namedtuple("ProcessSample", "t rss_bytes threads fds")

@@ -68,6 +68,7 @@ import python_client_test as base  # noqa: E402
 from ledger import Ledger, gauge_sum, sample_process, scrape, threads_beyond_pools  # noqa: E402
 from liveness import LivenessProbe  # noqa: E402
 from lifecycle_rows import lifecycle_rows  # noqa: E402
+from overload_rows import overload_rows  # noqa: E402
 from transport_rows import TRANSPORT, transport_rows  # noqa: E402
 
 CaseFailure, check = base.CaseFailure, base.check
@@ -570,7 +571,7 @@ def build_rows(m, tmp):
         ("shared_memory_offset_plus_size_wraps", shm_wrapping),
         ("shared_memory_region_truncated_after_register", shm_truncated),
         ("shared_memory_unregister_while_in_use", shm_unregister_in_use),
-    ] + lifecycle_rows(m, canary)
+    ] + lifecycle_rows(m, canary) + overload_rows(m, os.path.join(m.repo, "mlp"))
 
 
 def write(path, data):
