@@ -108,9 +108,18 @@ absl::Status BFCArena::Extend(size_t bytes) {
 
 absl::StatusOr<void*> BFCArena::Allocate(size_t bytes) { return AllocateOnStream(bytes, -1); }
 
+void BFCArena::FailAllocationAfter(int64_t successes) {
+  absl::MutexLock lock(&mu_);
+  fail_after_ = successes;
+}
+
 absl::StatusOr<void*> BFCArena::AllocateOnStream(size_t bytes, int stream) {
   const size_t rounded = std::max(kMinChunk, (bytes + kMinChunk - 1) / kMinChunk * kMinChunk);
   absl::MutexLock lock(&mu_);
+  if (fail_after_ >= 0 && fail_after_-- == 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("arena '", options_.name, "': injected allocation failure (", bytes, " bytes)"));
+  }
   int c = FindChunk(rounded, stream);
   if (c < 0) {
     absl::Status extended = Extend(rounded);

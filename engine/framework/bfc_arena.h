@@ -81,6 +81,11 @@ class BFCArena final : public IAllocator, public std::enable_shared_from_this<BF
   // Returns regions that are entirely free to the device allocator.
   void Shrink();
 
+  // Fault injection for tests: allocation call number `successes` from now
+  // (0: the next one) fails, once, with RESOURCE_EXHAUSTED ("injected
+  // allocation failure", naming the arena); -1 disarms.
+  void FailAllocationAfter(int64_t successes);
+
   Stats GetStats() const;
   // Bin-by-bin accounting, the same numbers as GetStats.
   std::string DumpMemoryLog() const;
@@ -128,6 +133,7 @@ class BFCArena final : public IAllocator, public std::enable_shared_from_this<BF
   int64_t allocations_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t extends_ ABSL_GUARDED_BY(mu_) = 0;
   size_t next_region_bytes_ ABSL_GUARDED_BY(mu_);
+  int64_t fail_after_ ABSL_GUARDED_BY(mu_) = -1;
 };
 
 }  // namespace onyx

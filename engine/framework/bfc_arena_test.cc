@@ -125,10 +125,32 @@ TEST(BFCArenaTest, LimitReturnsResourceExhaustedAndRecovers) {
   EXPECT_TRUE(arena.Allocate(200 << 10).ok());
 }
 
+TEST(BFCArenaTest, InjectedFailureHitsExactlyTheChosenAllocationOnce) {
+  CountingAllocator device;
+  BFCArena arena(&device, {.initial_chunk_bytes = 1 << 16, .max_bytes = 0, .name = "t"});
+  arena.FailAllocationAfter(2);
+  auto a = arena.Allocate(100);
+  auto b = arena.Allocate(100);
+  auto c = arena.Allocate(100);
+  auto d = arena.Allocate(100);
+  ASSERT_TRUE(a.ok() && b.ok() && d.ok());
+  EXPECT_TRUE(absl::IsResourceExhausted(c.status())) << c.status();
+  EXPECT_EQ(c.status().message(), "arena 't': injected allocation failure (100 bytes)");
+  EXPECT_EQ(arena.GetStats().allocations, 3);
+  EXPECT_EQ(arena.GetStats().in_use_bytes, 3 * static_cast<int64_t>(BFCArena::kMinChunk));
+  arena.FailAllocationAfter(0);
+  arena.FailAllocationAfter(-1);  // disarmed before it fired
+  auto e = arena.Allocate(100);
+  EXPECT_TRUE(e.ok()) << e.status();
+  for (void* p : {*a, *b, *d, *e}) arena.Free(p);
+  EXPECT_EQ(arena.GetStats().in_use_bytes, 0);
+}
+
 TEST(BFCArenaTest, StreamFreedChunksWaitForSynchronization) {
   CountingAllocator device;
-  BFCArena arena(&device, {.initial_chunk_bytes = 4096, .max_bytes = 0,
-                           .extend_strategy = BFCArena::ExtendStrategy::kSameAsRequested});
+  BFCArena arena(
+      &device,
+      {.initial_chunk_bytes = 4096, .max_bytes = 0, .extend_strategy = BFCArena::ExtendStrategy::kSameAsRequested});
   void* a = *arena.AllocateOnStream(4096, /*stream=*/1);
   arena.Free(a);
   // Same stream: reused at once.

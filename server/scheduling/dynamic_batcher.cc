@@ -252,12 +252,7 @@ void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
     rows += entry.request->batch_size;
   }
   const absl::Time started = clock_->Now();
-  absl::StatusOr<std::vector<InferenceResult>> results =
-      RunBatchOnBucket(*options_.model, requests);
-  if (!results.ok()) {  // engine errors name the node, not the model the client asked for
-    results = absl::Status(results.status().code(),
-                           absl::StrCat(label_, ": ", results.status().message()));
-  }
+  std::vector<absl::StatusOr<InferenceResult>> results = RunIsolatingFailures(requests);
   const absl::Duration compute = clock_->Now() - started;
   {
     // The engine is free: a worker waiting for its batch to fill may run it
@@ -272,14 +267,48 @@ void DynamicBatcher::RunBatch(std::vector<Entry>& batch) {
     for (const Entry& entry : batch) options_.on_timing(entry.taken - entry.enqueued, compute);
   }
   for (size_t i = 0; i < batch.size(); ++i) {
-    if (results.ok()) {
-      (*results)[i].queue_time = batch[i].taken - batch[i].enqueued;
-      (*results)[i].compute_time = compute;
-      std::move(batch[i].done)(std::move((*results)[i]));
+    if (results[i].ok()) {
+      results[i]->queue_time = batch[i].taken - batch[i].enqueued;
+      results[i]->compute_time = compute;
+    }
+    std::move(batch[i].done)(std::move(results[i]));
+  }
+}
+
+std::vector<absl::StatusOr<InferenceResult>> DynamicBatcher::RunIsolatingFailures(
+    const std::vector<const InferenceRequest*>& requests) const {
+  // Engine errors name the node, not the model the client asked for.
+  auto labelled = [this](const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat(label_, ": ", status.message()));
+  };
+  absl::StatusOr<std::vector<InferenceResult>> together =
+      RunBatchOnBucket(*options_.model, requests);
+  std::vector<absl::StatusOr<InferenceResult>> results;
+  results.reserve(requests.size());
+  if (together.ok()) {
+    for (InferenceResult& result : *together) results.emplace_back(std::move(result));
+    return results;
+  }
+  // One request's values (an index out of range, a shape its data implies)
+  // or the batch's size (an arena limit) can fail a run that each request
+  // alone would pass: each is run again alone, so that a bad request fails
+  // only itself. A run that was stopped is not retried.
+  const absl::StatusCode code = together.status().code();
+  if (requests.size() == 1 || code == absl::StatusCode::kCancelled ||
+      code == absl::StatusCode::kDeadlineExceeded) {
+    results.assign(requests.size(), labelled(together.status()));
+    return results;
+  }
+  for (const InferenceRequest* request : requests) {
+    absl::StatusOr<std::vector<InferenceResult>> alone =
+        RunBatchOnBucket(*options_.model, {request});
+    if (alone.ok()) {
+      results.emplace_back(std::move(alone->front()));
     } else {
-      std::move(batch[i].done)(results.status());
+      results.emplace_back(labelled(alone.status()));
     }
   }
+  return results;
 }
 
 void DynamicBatcher::ReaperLoop() {

@@ -34,7 +34,11 @@
 // The batch is stacked along dimension 0, zero-padded to the smallest bucket
 // that holds it, run once, and each request gets exactly its own rows back
 // (a single request that fills its bucket exactly is run without a copy).
-// A model without buckets runs each request alone. Each result carries its
+// A model without buckets runs each request alone. When a batch's run fails,
+// each of its requests is run again alone (a cancelled or timed-out run is
+// not): one request whose values make the engine fail (an index out of range,
+// a shape its data implies) fails only itself, with the engine's error
+// prefixed by the model. Each result carries its
 // queue time (Enqueue until a worker took it) and its batch's engine run time,
 // both on the injected Clock.
 //
@@ -178,6 +182,10 @@ class DynamicBatcher final : public Scheduler {
   // Queue positions of the batch headed by queue_.front(), and its rows.
   std::vector<size_t> PlanBatch(int64_t* rows) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunBatch(std::vector<Entry>& batch);
+  // The requests' results, run as one batch; when that run fails, each
+  // request's own run alone.
+  std::vector<absl::StatusOr<InferenceResult>> RunIsolatingFailures(
+      const std::vector<const InferenceRequest*>& requests) const;
   // The status for a request that died (deadline or cancellation) at `now`,
   // with `reason` for a deadline; OK while it lives.
   absl::Status DeadStatus(const Entry& entry, absl::Time now, RejectionReason reason,

@@ -26,8 +26,12 @@ using ::testing::HasSubstr;
 
 // Row-wise model: y[r][c] = 2 * x[r][c] + x[r][0] for every requested output
 // ("y" and "z" alike), so each output row depends on its input row only. A run
-// whose first input value is kBlock waits until the test opens the gate.
+// whose first input value is kBlock waits until the test opens the gate; one
+// with a row starting with kPoison fails.
 constexpr float kBlock = -1000.0f;
+// A run any of whose rows starts with kPoison fails, as the engine does on one
+// request's bad values (an index out of range).
+constexpr float kPoison = -7.0f;
 
 class RowModel {
  public:
@@ -45,6 +49,11 @@ class RowModel {
                 --running_;
               }
               if (fail_) return absl::InternalError("engine failed");
+              for (int64_t r = 0; r < x.dims()[0]; ++r) {
+                if (x.data<float>()[r * x.dims()[1]] == kPoison) {
+                  return absl::InvalidArgumentError("node 'gather': index out of range");
+                }
+              }
               onyx::Tensor y = onyx::Tensor::Allocate(onyx::DataType::kFloat, x.dims());
               const int64_t cols = x.dims()[1];
               for (int64_t r = 0; r < x.dims()[0]; ++r) {
@@ -794,7 +803,7 @@ TEST(DynamicBatcherTest, InstanceCountWorkersRunConcurrentlyAndNoMore) {
   EXPECT_EQ(outcomes.size(), 3u);
 }
 
-TEST(DynamicBatcherTest, EngineErrorFailsEveryRequestOfTheBatch) {
+TEST(DynamicBatcherTest, AFailedBatchRunsEachRequestAloneAndEachFailureNamesTheModel) {
   RowModel row_model({4});
   row_model.set_fail();
   auto clock = std::make_shared<FakeClock>();
@@ -809,11 +818,45 @@ TEST(DynamicBatcherTest, EngineErrorFailsEveryRequestOfTheBatch) {
   ASSERT_TRUE(outcomes.AwaitCount(2));
   row_model.Open();
   batcher->Stop();
-  EXPECT_EQ(row_model.model()->calls().size(), 2u);  // the blocker and the batch
+  // The blocker, the batch, then each request alone.
+  const auto calls = row_model.model()->calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_THAT(FloatValues(calls[2].feeds.at(0).second.tensor()),
+              ElementsAre(1, 2, 0, 0));  // bucket 4
+  EXPECT_THAT(FloatValues(calls[3].feeds.at(0).second.tensor()), ElementsAre(5, 6, 0, 0));
   EXPECT_EQ(outcomes.Get(0).status().code(), absl::StatusCode::kInternal);
   EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kInternal);
   // The engine's message gains the model the client asked for.
   EXPECT_EQ(outcomes.Get(1).status().message(), "model 'fake': engine failed");
+}
+
+TEST(DynamicBatcherTest, ABadRequestInABatchFailsOnlyItself) {
+  RowModel row_model({8});
+  auto clock = std::make_shared<FakeClock>();
+  Outcomes outcomes;
+  BatcherSetup setup;
+  setup.instances = 2;
+  auto batcher = MakeBatcher(row_model.model(), clock, setup);
+  HoldOneWorker(*batcher, row_model, outcomes, 2);
+  std::vector<std::unique_ptr<InferenceRequest>> inputs;
+  inputs.push_back(Rows(3, 2, 10));
+  inputs.push_back(Rows(2, 2, kPoison));  // rows {-7, -6}, {-5, -4}
+  inputs.push_back(Rows(3, 2, 30));
+  // 3 + 2 + 3 rows fill max_batch_size 8: one run, at once, which fails.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        batcher->Enqueue(std::make_unique<InferenceRequest>(*inputs[i]), outcomes.Callback(i))
+            .ok());
+  }
+  ASSERT_TRUE(outcomes.AwaitCount(3));
+  row_model.Open();
+  batcher->Stop();
+  EXPECT_EQ(row_model.model()->calls().size(), 5u);  // blocker, batch, three alone
+  ExpectRows(outcomes, 0, *inputs[0], 2);
+  ExpectRows(outcomes, 2, *inputs[2], 2);
+  ASSERT_FALSE(outcomes.Get(1).ok());
+  EXPECT_EQ(outcomes.Get(1).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(outcomes.Get(1).status().message(), "model 'fake': node 'gather': index out of range");
 }
 
 TEST(DynamicBatcherTest, StopDrainsWithoutWaitingForTheDelayThenRefuses) {
