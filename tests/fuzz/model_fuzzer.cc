@@ -4,9 +4,16 @@
 #include <string_view>
 
 #include "onyx/session.h"
+#include "spdlog/spdlog.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // The engine's info lines (one per rewrite) would be most of the work.
+  static const bool quiet = [] {
+    spdlog::set_level(spdlog::level::warn);
+    return true;
+  }();
+  (void)quiet;
   onyx::SessionOptions options;
   options.providers = {"cpu"};
   options.intra_op_threads = 1;
