@@ -40,6 +40,7 @@
 #include "server/grpc/inference_service.h"
 #include "server/grpc/transport_limits.h"
 #include "server/models/model_repository.h"
+#include "server/models/override_files.h"
 #include "server/observability/health_service.h"
 #include "server/observability/logging.h"
 #include "server/observability/metrics.h"
@@ -155,6 +156,11 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
       [m = metrics->get()](const std::string& model, const std::string& version) {
     return m->HoldVersionSeries(model, version);
   };
+  // A killed onyxd leaves the files of its RepositoryModelLoad calls behind.
+  if (const int stale = RemoveStaleOverrideDirectories(); stale > 0) {
+    spdlog::info("removed {} model-file director{} left in the temp dir by an onyxd that is gone",
+                 stale, stale == 1 ? "y" : "ies");
+  }
   auto repository = ModelRepository::Create(repository_options);
   if (!repository.ok()) {
     spdlog::critical("{}", repository.status().ToString());

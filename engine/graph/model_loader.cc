@@ -69,27 +69,139 @@ absl::Status ApplyOverrides(onnx::ModelProto& model, const LoadOptions& options)
 }
 
 // ONNX's shape inference dereferences malformed graphs unchecked (e.g. a
-// ConvTranspose weight of the wrong rank) and can crash the process. It runs
-// first in a forked child: a crash there becomes an error for this model only.
-absl::Status ShapeInferenceSurvives(const onnx::ModelProto& model, const LoadOptions& options) {
-  pid_t pid = fork();
-  if (pid < 0) return absl::OkStatus();  // cannot isolate: run in-process as before
+// Conv or ConvTranspose weight of the wrong rank) and can crash the process —
+// or not, depending on what lies in memory where it reads. So it never runs
+// in this process: a forked child infers the shapes and sends back only what
+// inference adds (value_info, input and output types, for the graph and every
+// subgraph), which is merged into the model here. A crash there becomes an
+// error for this model only.
+
+// `graph` reduced to what shape inference writes: no initializers, and nodes
+// (kept in order) with their subgraph attributes only.
+void StripToShapes(onnx::GraphProto& graph) {
+  graph.clear_initializer();
+  graph.clear_sparse_initializer();
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
+    for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+      if (attr.type() != onnx::AttributeProto::GRAPH && attr.type() != onnx::AttributeProto::GRAPHS) continue;
+      if (attr.has_g()) StripToShapes(*attr.mutable_g());
+      for (onnx::GraphProto& g : *attr.mutable_graphs()) StripToShapes(g);
+      *kept.Add() = std::move(attr);
+    }
+    node.mutable_attribute()->Swap(&kept);
+    node.clear_input();
+    node.clear_output();
+  }
+}
+
+// Copies the inferred shapes of `from` (StripToShapes of an inferred copy of
+// `to`) into `to`. False when the two graphs do not line up.
+bool MergeShapes(const onnx::GraphProto& from, onnx::GraphProto& to) {
+  if (from.node_size() != to.node_size() || from.input_size() != to.input_size() ||
+      from.output_size() != to.output_size()) {
+    return false;
+  }
+  *to.mutable_value_info() = from.value_info();
+  *to.mutable_input() = from.input();
+  *to.mutable_output() = from.output();
+  for (int n = 0; n < to.node_size(); ++n) {
+    for (onnx::AttributeProto& attr : *to.mutable_node(n)->mutable_attribute()) {
+      if (attr.type() != onnx::AttributeProto::GRAPH && attr.type() != onnx::AttributeProto::GRAPHS) continue;
+      const onnx::AttributeProto* match = nullptr;
+      for (const onnx::AttributeProto& a : from.node(n).attribute()) {
+        if (a.name() == attr.name()) match = &a;
+      }
+      if (match == nullptr || match->graphs_size() != attr.graphs_size() || match->has_g() != attr.has_g()) {
+        return false;
+      }
+      if (attr.has_g() && !MergeShapes(match->g(), *attr.mutable_g())) return false;
+      for (int k = 0; k < attr.graphs_size(); ++k) {
+        if (!MergeShapes(match->graphs(k), *attr.mutable_graphs(k))) return false;
+      }
+    }
+  }
+  return true;
+}
+
+void InferShapesInProcess(onnx::ModelProto& model) {
+  onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
+                                        /*enable_data_propagation=*/true);
+  onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
+}
+
+bool WriteAll(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+absl::Status InferShapesIsolated(onnx::ModelProto& model, const std::string& label) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    InferShapesInProcess(model);  // cannot isolate: run in-process
+    return absl::OkStatus();
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    InferShapesInProcess(model);
+    return absl::OkStatus();
+  }
   if (pid == 0) {
+    close(fds[0]);
+    // Exit 0: the stripped inferred graph follows; 3: an exception's message.
+    int code = 0;
+    std::string reply;
     try {
       onnx::ModelProto copy = model;
-      onnx::ShapeInferenceOptions inference(false, 0, true);
-      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), inference);
+      InferShapesInProcess(copy);
+      StripToShapes(*copy.mutable_graph());
+      reply = copy.graph().SerializeAsString();
+    } catch (const std::exception& e) {
+      code = 3;
+      reply = e.what();
     } catch (...) {
+      code = 3;
+      reply = "unknown error";
     }
-    _exit(0);
+    _exit(WriteAll(fds[1], reply) ? code : 4);
   }
+  close(fds[1]);
+  std::string reply;
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reply.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFSIGNALED(status)) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": shape inference failed: ", reply));
+  }
+  // A crash is a signal, or — under a sanitizer, whose handler reports the
+  // fault and exits — any exit status but the child's own.
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const std::string how = WIFSIGNALED(status) ? absl::StrCat("signal ", WTERMSIG(status))
+                                                : absl::StrCat("exit status ", WEXITSTATUS(status));
     return absl::InvalidArgumentError(
-        absl::StrCat(ModelLabel(options), ": ONNX shape inference crashed on this model (signal ", WTERMSIG(status),
+        absl::StrCat(label, ": ONNX shape inference crashed on this model (", how,
                      "): the graph is malformed (check node input ranks and attributes)"));
+  }
+  onnx::GraphProto inferred;
+  if (!inferred.ParseFromString(reply) || !MergeShapes(inferred, *model.mutable_graph())) {
+    return absl::InternalError(
+        absl::StrCat(label, ": the shapes inferred in the shape-inference process do not fit the model"));
   }
   return absl::OkStatus();
 }
@@ -233,14 +345,7 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), " failed the ONNX checker: ", e.what()));
   }
-  RETURN_IF_ERROR(ShapeInferenceSurvives(model, options));
-  try {
-    onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
-                                          /*enable_data_propagation=*/true);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(ModelLabel(options), ": shape inference failed: ", e.what()));
-  }
+  RETURN_IF_ERROR(InferShapesIsolated(model, ModelLabel(options)));
   PruneCounts pruned = PruneUnused(*model.mutable_graph());
   loaded.pruned_nodes = pruned.nodes;
   loaded.pruned_initializers = pruned.initializers;
@@ -262,10 +367,7 @@ absl::Status ReinferShapes(Graph& graph, int64_t ir_version) {
     op->set_version(version);
   }
   graph.ToProto(model.mutable_graph());
-  try {
-    onnx::ShapeInferenceOptions inference(false, 0, true);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
-  } catch (const std::exception& e) {
+  if (!InferShapesIsolated(model, "model").ok()) {
     return absl::OkStatus();  // best effort: kernels check shapes at run time
   }
   auto record = [&](const onnx::ValueInfoProto& vi) {

@@ -1,10 +1,7 @@
 #include "server/models/model_repository.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <system_error>
 #include <utility>
@@ -12,43 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onyx/status_macros.h"
+#include "server/models/override_files.h"
 #include "server/models/version_loader.h"
 #include "spdlog/spdlog.h"
 
 namespace onyx::server {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// Writes the override files to a fresh private directory; the returned path is
-// removed when the last copy of the pointer goes.
-absl::StatusOr<std::shared_ptr<const std::string>> WriteOverrideFiles(
-    const std::map<std::string, std::string>& files) {
-  for (const auto& [path, unused] : files) RETURN_IF_ERROR(FileOverrideVersion(path).status());
-  std::error_code ec;
-  std::string pattern = (fs::temp_directory_path(ec) / "onyx-load-XXXXXX").string();
-  if (ec || mkdtemp(pattern.data()) == nullptr) {
-    return absl::InternalError("cannot create a temporary directory for the model files");
-  }
-  auto dir = std::shared_ptr<const std::string>(new std::string(pattern), [](const std::string* p) {
-    std::error_code ignored;
-    fs::remove_all(*p, ignored);
-    delete p;
-  });
-  for (const auto& [path, bytes] : files) {
-    const fs::path target = fs::path(*dir) / path;
-    fs::create_directories(target.parent_path(), ec);
-    std::ofstream out(target, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (ec || !out.good()) {
-      return absl::InternalError(absl::StrCat("cannot write the model file ", path));
-    }
-  }
-  return dir;
-}
-
-}  // namespace
 
 absl::string_view ModelStateName(ModelState state) {
   switch (state) {
@@ -240,6 +207,8 @@ absl::StatusOr<ModelRepository::LoadPlan> ModelRepository::PlanLoad(
   // inside the load's private directory.
   VersionSource source{name, dir, options_.root, dir.string()};
   if (!overrides.files.empty()) {
+    for (const auto& [path, unused] : overrides.files)
+      RETURN_IF_ERROR(FileOverrideVersion(path).status());
     ASSIGN_OR_RETURN(plan.files_dir, WriteOverrideFiles(overrides.files));
     source.dir = *plan.files_dir;
     source.root = *plan.files_dir;
