@@ -124,10 +124,21 @@ bool MergeShapes(const onnx::GraphProto& from, onnx::GraphProto& to) {
   return true;
 }
 
+// Throws what ONNX's shape inference throws.
 void InferShapesInProcess(onnx::ModelProto& model) {
   onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
                                         /*enable_data_propagation=*/true);
   onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
+}
+
+// The fallback when no child process can be made: in this process, as before.
+absl::Status InferShapesUnisolated(onnx::ModelProto& model, const std::string& label) {
+  try {
+    InferShapesInProcess(model);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": shape inference failed: ", e.what()));
+  }
+  return absl::OkStatus();
 }
 
 bool WriteAll(int fd, const std::string& bytes) {
@@ -143,16 +154,12 @@ bool WriteAll(int fd, const std::string& bytes) {
 
 absl::Status InferShapesIsolated(onnx::ModelProto& model, const std::string& label) {
   int fds[2];
-  if (pipe(fds) != 0) {
-    InferShapesInProcess(model);  // cannot isolate: run in-process
-    return absl::OkStatus();
-  }
+  if (pipe(fds) != 0) return InferShapesUnisolated(model, label);
   const pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
-    InferShapesInProcess(model);
-    return absl::OkStatus();
+    return InferShapesUnisolated(model, label);
   }
   if (pid == 0) {
     close(fds[0]);
