@@ -105,8 +105,9 @@ absl::StatusOr<std::unique_ptr<BucketSessions>> BucketSessions::Create(const Opt
     ASSIGN_OR_RETURN(auto session, CreateWarmSession(options, shape, samples));
     sessions.push_back(std::move(session));
   }
-  return std::unique_ptr<BucketSessions>(new BucketSessions(
-      options.model_name, options.buckets, options.padded_dims, std::move(sessions)));
+  return std::unique_ptr<BucketSessions>(
+      new BucketSessions(options.model_name, options.buckets, options.padded_dims,
+                         std::move(sessions)));
 }
 
 BucketSessions::BucketSessions(std::string model_name, std::vector<int64_t> buckets,
@@ -118,8 +119,7 @@ BucketSessions::BucketSessions(std::string model_name, std::vector<int64_t> buck
       sessions_(std::move(sessions)),
       labels_([this] {
         std::vector<std::string> labels;
-        for (const SessionShape& shape : SessionShapes(buckets_, padded_dims_))
-          labels.push_back(shape.Label());
+        for (const SessionShape& shape : SessionShapes(buckets_, padded_dims_)) labels.push_back(shape.Label());
         return labels;
       }()) {}
 

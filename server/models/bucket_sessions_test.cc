@@ -174,21 +174,19 @@ TEST_F(BucketSessionsTest, BadSamplesNameModelFileInputAndExpectedShape) {
 
   absl::Status missing = BucketSessions::Create(options).status();
   EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(missing.message(), AllOf(HasSubstr("model 'm': warm-up input 'ids'"), HasSubstr(file),
-                                       HasSubstr((dir_ / "samples" / "input_0.pb").string()),
-                                       HasSubstr("found neither")));
+  EXPECT_THAT(missing.message(),
+              AllOf(HasSubstr("model 'm': warm-up input 'ids'"), HasSubstr(file),
+                    HasSubstr((dir_ / "samples" / "input_0.pb").string()), HasSubstr("found neither")));
 
   WriteSample("ids.pb", onyx::testing::FloatTensor({1, 3}, {0, 1, 2}));
   absl::Status type = BucketSessions::Create(options).status();
   EXPECT_EQ(type.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(type.message(),
-              AllOf(HasSubstr("model 'm'"), HasSubstr(file), HasSubstr("input 'ids'"),
-                    HasSubstr("expected type int64, received float")));
+  EXPECT_THAT(type.message(), AllOf(HasSubstr("model 'm'"), HasSubstr(file), HasSubstr("input 'ids'"),
+                                    HasSubstr("expected type int64, received float")));
 
   WriteSample("ids.pb", onyx::testing::Int64Tensor({1, 4}, {0, 1, 2, 3}));
-  EXPECT_THAT(
-      BucketSessions::Create(options).status().message(),
-      AllOf(HasSubstr(file), HasSubstr("expected shape [d0, 3]"), HasSubstr("received [1,4]")));
+  EXPECT_THAT(BucketSessions::Create(options).status().message(),
+              AllOf(HasSubstr(file), HasSubstr("expected shape [d0, 3]"), HasSubstr("received [1,4]")));
 
   WriteSample("ids.pb", onyx::testing::Int64Tensor({3}, {0, 1, 2}));
   EXPECT_THAT(BucketSessions::Create(options).status().message(),

@@ -43,22 +43,20 @@ absl::StatusOr<WarmupSamples> LoadWarmupSamples(const std::string& model_name,
                              : fs::is_regular_file(by_index, error) ? by_index.string()
                                                                     : std::string();
     if (file.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, " input '", input.name, "': expected sample file '", by_name.string(),
-                       "' or '", by_index.string(), "', found neither"));
+      return absl::InvalidArgumentError(absl::StrCat(where, " input '", input.name, "': expected sample file '",
+                                                     by_name.string(), "' or '", by_index.string(),
+                                                     "', found neither"));
     }
     absl::StatusOr<onyx::Value> value = onyx::ReadValueFile(file, onyx::ValueInfo::Kind::kTensor);
     if (!value.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, " sample '", file, "' for input '",
-                                                     input.name, "': ", value.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " sample '", file, "' for input '", input.name, "': ", value.status().message()));
     }
     const onyx::Tensor& tensor = value->tensor();
-    const std::string what =
-        absl::StrCat(where, " sample '", file, "' for input '", input.name, "'");
+    const std::string what = absl::StrCat(where, " sample '", file, "' for input '", input.name, "'");
     if (tensor.type() != input.type) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": expected type ",
-                                                     onyx::DataTypeName(input.type), ", received ",
-                                                     onyx::DataTypeName(tensor.type())));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": expected type ", onyx::DataTypeName(input.type),
+                                                     ", received ", onyx::DataTypeName(tensor.type())));
     }
     bool fits = tensor.rank() == static_cast<int64_t>(input.dims.size());
     for (size_t a = 0; fits && a < input.dims.size(); ++a) {
@@ -113,8 +111,7 @@ void FillSmallInts(onyx::Tensor& tensor, std::mt19937& random) {
 
 // Deterministic values of `type`: floats in [0, 1), integers in [0, 16) (valid
 // as small indices, e.g. embedding ids), bools 0/1; strings stay empty.
-onyx::Tensor RandomTensor(onyx::DataType type, const std::vector<int64_t>& dims,
-                          std::mt19937& random) {
+onyx::Tensor RandomTensor(onyx::DataType type, const std::vector<int64_t>& dims, std::mt19937& random) {
   using onyx::DataType;
   onyx::Tensor tensor = onyx::Tensor::Allocate(type, dims);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -127,12 +124,10 @@ onyx::Tensor RandomTensor(onyx::DataType type, const std::vector<int64_t>& dims,
       for (int64_t j = 0; j < n; ++j) tensor.mutable_data<double>()[j] = unit(random);
       break;
     case DataType::kFloat16:
-      for (int64_t j = 0; j < n; ++j)
-        tensor.mutable_data<uint16_t>()[j] = onyx::FloatToHalf(unit(random));
+      for (int64_t j = 0; j < n; ++j) tensor.mutable_data<uint16_t>()[j] = onyx::FloatToHalf(unit(random));
       break;
     case DataType::kBFloat16:
-      for (int64_t j = 0; j < n; ++j)
-        tensor.mutable_data<uint16_t>()[j] = onyx::FloatToBFloat16(unit(random));
+      for (int64_t j = 0; j < n; ++j) tensor.mutable_data<uint16_t>()[j] = onyx::FloatToBFloat16(unit(random));
       break;
     case DataType::kBool:
       for (int64_t j = 0; j < n; ++j) tensor.mutable_data<bool>()[j] = (random() & 1) != 0;
@@ -152,8 +147,8 @@ onyx::Tensor RandomTensor(onyx::DataType type, const std::vector<int64_t>& dims,
 
 }  // namespace
 
-onyx::Feeds WarmupFeeds(const std::vector<onyx::ValueInfo>& session_inputs,
-                        const WarmupSpec& warmup, const WarmupSamples& samples) {
+onyx::Feeds WarmupFeeds(const std::vector<onyx::ValueInfo>& session_inputs, const WarmupSpec& warmup,
+                        const WarmupSamples& samples) {
   onyx::Feeds feeds;
   std::mt19937 random(20240601);  // the same values at every load
   for (const onyx::ValueInfo& input : session_inputs) {

@@ -206,6 +206,8 @@ def scrape(metrics_address, timeout=5.0):
     return out
 
 
-def gauge_sum(samples, name):
-    """Sum of every series of metric `name` in a scrape()."""
-    return sum(v for (n, _), v in samples.items() if n == name)
+def gauge_sum(samples, name, model=None):
+    """Sum of every series of metric `name` in a scrape() (only those of
+    `model`, when given)."""
+    label = None if model is None else 'model="%s"' % model
+    return sum(v for (n, labels), v in samples.items() if n == name and (label is None or label in labels))

@@ -197,8 +197,7 @@ class Matrix:
     # -- measurements
     def state(self):
         metrics = scrape(self.metrics_address)
-        arena = {m: sum(v for (n, labels), v in metrics.items()
-                        if n == "onyx_arena_in_use_bytes" and 'model="%s"' % m in labels) for m in ("mlp", "canary")}
+        arena = {m: gauge_sum(metrics, "onyx_arena_in_use_bytes", m) for m in ("mlp", "canary")}
         s = sample_process(self.proc.pid, time.monotonic())
         return {"threads": threads_beyond_pools(self.proc.pid), "fds": s.fds, "arena": arena,
                 "queue": gauge_sum(metrics, "onyx_queue_depth"), "inflight": gauge_sum(metrics, "onyx_inflight_requests"),

@@ -28,7 +28,7 @@ import numpy as np
 
 import deadline_test
 import python_client_test as base
-from ledger import Canceller, sample_process, scrape
+from ledger import Canceller, gauge_sum, sample_process, scrape
 
 CaseFailure, check = base.CaseFailure, base.check
 
@@ -86,10 +86,7 @@ def overload_rows(m, mlp_dir):
 
     def model_gauges(model):
         metrics = scrape(m.metrics_address)
-
-        def one(name):
-            return sum(v for (n, labels), v in metrics.items() if n == name and 'model="%s"' % model in labels)
-        return one("onyx_inflight_requests"), one("onyx_queue_depth")
+        return gauge_sum(metrics, "onyx_inflight_requests", model), gauge_sum(metrics, "onyx_queue_depth", model)
 
     def await_gauges(model, want, what):
         end = time.monotonic() + WAIT_S
