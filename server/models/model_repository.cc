@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onyx/status_macros.h"
+#include "server/models/heap_release.h"
 #include "server/models/override_files.h"
 #include "server/models/version_loader.h"
 #include "spdlog/spdlog.h"
@@ -151,7 +152,11 @@ absl::Status ModelRepository::Load(absl::string_view name_view, const LoadOverri
         absl::StrCat("model '", name, "' is not in the repository ", options_.root));
   }
   absl::MutexLock lifecycle(&lifecycle_mu_);
-  return LoadLocked(name, overrides);
+  absl::Status loaded = LoadLocked(name, overrides);
+  // The versions it replaced have drained and, unless a request still holds
+  // one, been destroyed with the calls to LoadLocked.
+  ReleaseFreedHeap();
+  return loaded;
 }
 
 struct ModelRepository::LoadPlan {
@@ -310,6 +315,12 @@ absl::Status ModelRepository::Unload(absl::string_view name_view) {
   RETURN_IF_ERROR(CheckModelName(options_.root, name_view));
   const std::string name(name_view);
   absl::MutexLock lifecycle(&lifecycle_mu_);
+  absl::Status unloaded = UnloadLocked(name);
+  ReleaseFreedHeap();  // the versions dropped with UnloadLocked's references
+  return unloaded;
+}
+
+absl::Status ModelRepository::UnloadLocked(const std::string& name) {
   std::shared_ptr<const Table> table = Snapshot();
   auto it = table->find(name);
   if (it == table->end()) {

@@ -187,6 +187,8 @@ class ModelRepository {
 
   // Load() once the name is checked, in three steps: PlanLoad (configuration
   // and ResolveVersions), LoadVersions, then DrainUnselected.
+  // Unload's work; the versions it drops are freed when it returns.
+  absl::Status UnloadLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
   absl::Status LoadLocked(const std::string& name, const LoadOverrides& overrides)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
   // The resolution step of a load: <root>/<name> must resolve inside root,

@@ -1,0 +1,19 @@
+#include "server/models/heap_release.h"
+
+#include <cstdlib>  // defines __GLIBC__ where it applies
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace onyx::server {
+
+bool ReleaseFreedHeap() {
+#if defined(__GLIBC__)
+  return malloc_trim(0) != 0;
+#else
+  return false;
+#endif
+}
+
+}  // namespace onyx::server
