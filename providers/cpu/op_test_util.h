@@ -11,10 +11,12 @@
 
 namespace onyx::testing {
 
+// intra_op_threads 0: the process's CPU quota.
 inline absl::StatusOr<std::vector<Value>> RunModel(const ModelBuilder& m, const Feeds& feeds,
-                                                   const std::vector<std::string>& outputs) {
+                                                   const std::vector<std::string>& outputs, int intra_op_threads = 0) {
   SessionOptions options;
   options.model_name = "op_test";
+  options.intra_op_threads = intra_op_threads;
   auto session = InferenceSession::CreateFromBytes(m.Serialize(), options);
   if (!session.ok()) return session.status();
   return (*session)->Run(RunOptions(), feeds, outputs);

@@ -13,7 +13,8 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define ONYX_SANITIZED_HEAP 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
 #define ONYX_SANITIZED_HEAP 1
 #endif
 #endif
@@ -36,7 +37,7 @@ TEST(HeapReleaseTest, GivesBackPagesStrandedBetweenLiveBlocks) {
 #if defined(ONYX_SANITIZED_HEAP) || !defined(__GLIBC__)
   GTEST_SKIP() << "the sanitizer's or this C library's allocator keeps its own heap";
 #else
-  constexpr size_t kBlock = 4000;  // below the mmap threshold: from the arena
+  constexpr size_t kBlock = 4000;    // below the mmap threshold: from the arena
   constexpr size_t kBlocks = 16384;  // ~64 MB
   std::vector<void*> survivors;
   std::thread loader([&] {
@@ -59,7 +60,8 @@ TEST(HeapReleaseTest, GivesBackPagesStrandedBetweenLiveBlocks) {
   const int64_t after = ResidentBytes();
   for (void* block : survivors) std::free(block);
   // ~63 MB were freed between 32 live blocks; most of it must go.
-  EXPECT_GT(before - after, int64_t{48} << 20) << "resident " << before << " -> " << after << " bytes";
+  EXPECT_GT(before - after, int64_t{48} << 20)
+      << "resident " << before << " -> " << after << " bytes";
 #endif
 }
 

@@ -17,8 +17,8 @@ class Gru final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
     ASSIGN_OR_RETURN(RnnAttributes attrs, RnnAttributes::FromInfo(info, 2, {"Sigmoid", "Tanh"}));
-    return std::unique_ptr<OpKernel>(new Gru(std::move(attrs), info.AttrOr<int64_t>("linear_before_reset", 0) != 0,
-                                             TransposeConstantR(info, {2, 1})));
+    return std::unique_ptr<OpKernel>(
+        new Gru(std::move(attrs), info.AttrOr<int64_t>("linear_before_reset", 0) != 0, PackConstantR(info, {2, 1})));
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
@@ -28,8 +28,8 @@ class Gru final : public OpKernel {
   }
 
  private:
-  Gru(RnnAttributes attrs, bool linear_before_reset, RecurrentBlocks rt)
-      : attrs_(std::move(attrs)), linear_before_reset_(linear_before_reset), rt_(std::move(rt)) {}
+  Gru(RnnAttributes attrs, bool linear_before_reset, RecurrentBlocks packed_r)
+      : attrs_(std::move(attrs)), linear_before_reset_(linear_before_reset), packed_r_(std::move(packed_r)) {}
 
   template <typename T>
   absl::Status Run(OpKernelContext& ctx, const RnnInputs& in) const {
@@ -42,20 +42,15 @@ class Gru final : public OpKernel {
       RETURN_IF_ERROR(InputProjection<T>(in, d, 3, 2, xw));
       T* state = y_h.mutable_data<T>() + d * batch * h;
       const T* r = in.r.data<T>() + d * 3 * h * h;
-      std::vector<T> own_zr, own_h;
-      const std::vector<T>*cached_zr = nullptr, *cached_h = nullptr;
-      if constexpr (std::is_same_v<T, float>) {
-        if (!rt_.empty()) cached_zr = &rt_[d][0], cached_h = &rt_[d][1];
-      }
-      if (cached_zr == nullptr) own_zr = TransposedWeights(r, 2 * h, h), own_h = TransposedWeights(r + 2 * h * h, h, h);
-      const std::vector<T>& rt_zr = cached_zr != nullptr ? *cached_zr : own_zr;
-      const std::vector<T>& rt_h = cached_h != nullptr ? *cached_h : own_h;
+      const bool packed = !packed_r_.empty();
+      const RecurrentBlock<T> r_zr(r, 2 * h, h, batch, packed ? &packed_r_[d][0] : nullptr);
+      const RecurrentBlock<T> r_h(r + 2 * h * h, h, h, batch, packed ? &packed_r_[d][1] : nullptr);
       const T* rbh = in.b.data<T>() + d * 6 * h + 5 * h;
       const RnnActivation& f = attrs_.activation(d, 0);
       const RnnActivation& g = attrs_.activation(d, 1);
       for (int64_t step = 0; step < in.seq; ++step) {
         // z and r recurrent parts for every batch entry.
-        RETURN_IF_ERROR(RecurrentProduct<T>(batch, 2 * h, h, state, rt_zr, zr.data()));
+        RETURN_IF_ERROR(r_zr.Product(state, zr.data()));
         for (int64_t b = 0; b < batch; ++b) {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
@@ -68,9 +63,9 @@ class Gru final : public OpKernel {
           for (int64_t j = 0; j < h; ++j) rh[b * h + j] = gates[h + j] * state[b * h + j];
         }
         if (linear_before_reset_) {
-          RETURN_IF_ERROR(RecurrentProduct<T>(batch, h, h, state, rt_h, hh.data()));
+          RETURN_IF_ERROR(r_h.Product(state, hh.data()));
         } else {
-          RETURN_IF_ERROR(RecurrentProduct<T>(batch, h, h, rh.data(), rt_h, hh.data()));
+          RETURN_IF_ERROR(r_h.Product(rh.data(), hh.data()));
         }
         for (int64_t b = 0; b < batch; ++b) {
           if (step >= in.seq_lens[b]) continue;
@@ -99,7 +94,7 @@ class Gru final : public OpKernel {
 
   RnnAttributes attrs_;
   bool linear_before_reset_;
-  RecurrentBlocks rt_;
+  RecurrentBlocks packed_r_;  // [direction][z/r rows, h rows] of R, packed; empty unless R is constant float
 };
 
 }  // namespace

@@ -20,7 +20,7 @@ class Lstm final : public OpKernel {
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
     ASSIGN_OR_RETURN(RnnAttributes attrs, RnnAttributes::FromInfo(info, 3, {"Sigmoid", "Tanh", "Tanh"}));
     return std::unique_ptr<OpKernel>(
-        new Lstm(std::move(attrs), info.AttrOr<int64_t>("input_forget", 0) != 0, TransposeConstantR(info, {4})));
+        new Lstm(std::move(attrs), info.AttrOr<int64_t>("input_forget", 0) != 0, PackConstantR(info, {4})));
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
@@ -41,8 +41,8 @@ class Lstm final : public OpKernel {
   }
 
  private:
-  Lstm(RnnAttributes attrs, bool input_forget, RecurrentBlocks rt)
-      : attrs_(std::move(attrs)), input_forget_(input_forget), rt_(std::move(rt)) {}
+  Lstm(RnnAttributes attrs, bool input_forget, RecurrentBlocks packed_r)
+      : attrs_(std::move(attrs)), input_forget_(input_forget), packed_r_(std::move(packed_r)) {}
 
   template <typename T>
   absl::Status Run(OpKernelContext& ctx, const RnnInputs& in, const Tensor& initial_c, const Tensor& peepholes) const {
@@ -50,26 +50,21 @@ class Lstm final : public OpKernel {
     Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
     Tensor y_h = in.initial_h.Clone();
     Tensor y_c = initial_c.Clone();
-    std::vector<T> xw, g4(batch * 4 * h);
-    for (int d = 0; d < dirs; ++d) {
+    RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
+      std::vector<T> xw, g4(batch * 4 * h);
       const bool reverse = attrs_.reverse || d == 1;
       RETURN_IF_ERROR(InputProjection<T>(in, d, 4, 4, xw));
       T* hstate = y_h.mutable_data<T>() + d * batch * h;
       T* cstate = y_c.mutable_data<T>() + d * batch * h;
-      std::vector<T> own;
-      const std::vector<T>* cached = nullptr;
-      if constexpr (std::is_same_v<T, float>) {
-        if (!rt_.empty()) cached = &rt_[d][0];
-      }
-      if (cached == nullptr) own = TransposedWeights(in.r.data<T>() + d * 4 * h * h, 4 * h, h);
-      const std::vector<T>& rt = cached != nullptr ? *cached : own;
+      const RecurrentBlock<T> r(in.r.data<T>() + d * 4 * h * h, 4 * h, h, batch,
+                                packed_r_.empty() ? nullptr : &packed_r_[d][0]);
       const T* p = peepholes.data<T>() + d * 3 * h;
       const T *pi = p, *po = p + h, *pf = p + 2 * h;
       const RnnActivation& f = attrs_.activation(d, 0);
       const RnnActivation& g = attrs_.activation(d, 1);
       const RnnActivation& hact = attrs_.activation(d, 2);
       for (int64_t step = 0; step < in.seq; ++step) {
-        RETURN_IF_ERROR(RecurrentProduct<T>(batch, 4 * h, h, hstate, rt, g4.data()));
+        RETURN_IF_ERROR(r.Product(hstate, g4.data()));
         for (int64_t b = 0; b < batch; ++b) {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
@@ -105,13 +100,14 @@ class Lstm final : public OpKernel {
           }
         }
       }
-    }
+      return absl::OkStatus();
+    }));
     return WriteRnnOutputs(ctx, attrs_, in, y, {&y_h, &y_c});
   }
 
   RnnAttributes attrs_;
   bool input_forget_;
-  RecurrentBlocks rt_;
+  RecurrentBlocks packed_r_;  // [direction][0]: the 4h rows of R, packed; empty unless R is constant float
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // batch-major layouts, grouped ConvTranspose with output_padding, double
 // Conv, and error reporting. Expected values are worked out by hand in the
 // comments.
+#include <algorithm>
 #include <cmath>
 
 #include "gtest/gtest.h"
@@ -149,6 +150,68 @@ TEST(NnOpsTest, LstmBatchMajorLayoutMatchesSequenceMajor) {
         const double expected = want[(t * batch + bi) * hidden + h];
         EXPECT_NEAR(a[(t * batch + bi) * hidden + h], expected, 1e-5) << "layout 0 t" << t << " b" << bi;
         EXPECT_NEAR(b[(bi * seq + t) * hidden + h], expected, 1e-5) << "layout 1 t" << t << " b" << bi;
+      }
+    }
+  }
+}
+
+// A bidirectional LSTM whose R is an initializer (packed for the per-step
+// product when the kernel is created) and the same LSTM with R fed at run
+// time (packed per run), at batches that take the packed product (1, 3) and
+// the GEMM (10), on one thread and with the directions on two: every output
+// matches the ONNX equations per direction (the reverse one on the reversed
+// sequence). Hidden 130 makes 4 x 130 gate columns end inside a panel.
+TEST(NnOpsTest, BidirectionalLstmWithConstantAndFedRecurrentWeights) {
+  const int64_t seq = 4, input = 7, hidden = 130;
+  const Tensor w = RandomFloatTensor({2, 4 * hidden, input}, 11);
+  const Tensor r = RandomFloatTensor({2, 4 * hidden, hidden}, 12);
+  const Tensor bias = RandomFloatTensor({2, 8 * hidden}, 13);
+  for (int64_t batch : {1, 3, 10}) {
+    const Tensor x = RandomFloatTensor({seq, batch, input}, 14 + batch);
+    std::vector<std::vector<double>> want(2);
+    for (int d = 0; d < 2; ++d) {
+      std::vector<float> xs(x.data<float>(), x.data<float>() + seq * batch * input);
+      if (d == 1) {  // the reverse direction reads the sequence from its end
+        for (int64_t t = 0; t < seq; ++t) {
+          std::copy_n(x.data<float>() + (seq - 1 - t) * batch * input, batch * input, xs.data() + t * batch * input);
+        }
+      }
+      want[d] =
+          LstmReference(xs.data(), w.data<float>() + d * 4 * hidden * input, r.data<float>() + d * 4 * hidden * hidden,
+                        bias.data<float>() + d * 8 * hidden, seq, batch, input, hidden);
+    }
+    for (bool constant_r : {true, false}) {
+      for (int threads : {1, 2}) {
+        ModelBuilder m(14);
+        m.Input("x", DataType::kFloat, {seq, batch, input}).Output("y", DataType::kFloat, {-1, -1, -1, -1});
+        if (constant_r) {
+          m.Initializer("r", r);
+        } else {
+          m.Input("r", DataType::kFloat, {2, 4 * hidden, hidden});
+        }
+        m.Initializer("w", w);
+        m.Initializer("b", bias);
+        auto& n = m.Node("LSTM", {"x", "w", "r", "b"}, {"y"});
+        *n.add_attribute() = IntAttr("hidden_size", hidden);
+        *n.add_attribute() = testing::StringAttr("direction", "bidirectional");
+        Feeds feeds = {{"x", Value(x)}};
+        if (!constant_r) feeds.push_back({"r", Value(r)});
+        auto out = RunModel(m, feeds, {"y"}, threads);
+        ASSERT_TRUE(out.ok()) << out.status();
+        const std::vector<float> y = Values<float>((*out)[0]);  // [seq, 2, batch, hidden]
+        ASSERT_EQ(y.size(), static_cast<size_t>(seq * 2 * batch * hidden));
+        double worst = 0;
+        for (int64_t t = 0; t < seq; ++t) {
+          for (int d = 0; d < 2; ++d) {
+            const int64_t tr = d == 0 ? t : seq - 1 - t;  // the reference's step of output time t
+            for (int64_t i = 0; i < batch * hidden; ++i) {
+              worst =
+                  std::max(worst, std::fabs(y[(t * 2 + d) * batch * hidden + i] - want[d][tr * batch * hidden + i]));
+            }
+          }
+        }
+        EXPECT_LE(worst, 2e-5) << "batch " << batch << (constant_r ? ", R constant" : ", R fed") << ", " << threads
+                               << " thread(s)";
       }
     }
   }

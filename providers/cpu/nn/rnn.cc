@@ -13,7 +13,7 @@ class Rnn final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
     ASSIGN_OR_RETURN(RnnAttributes attrs, RnnAttributes::FromInfo(info, 1, {"Tanh"}));
-    return std::unique_ptr<OpKernel>(new Rnn(std::move(attrs)));
+    return std::unique_ptr<OpKernel>(new Rnn(std::move(attrs), PackConstantR(info, {1})));
   }
 
   absl::Status Compute(OpKernelContext& ctx) const override {
@@ -23,7 +23,7 @@ class Rnn final : public OpKernel {
   }
 
  private:
-  explicit Rnn(RnnAttributes attrs) : attrs_(std::move(attrs)) {}
+  Rnn(RnnAttributes attrs, RecurrentBlocks packed_r) : attrs_(std::move(attrs)), packed_r_(std::move(packed_r)) {}
 
   template <typename T>
   absl::Status Run(OpKernelContext& ctx, const RnnInputs& in) const {
@@ -35,9 +35,10 @@ class Rnn final : public OpKernel {
       const bool reverse = attrs_.reverse || d == 1;
       RETURN_IF_ERROR(InputProjection<T>(in, d, 1, 1, xw));
       T* state = y_h.mutable_data<T>() + d * batch * h;
-      const std::vector<T> rt = TransposedWeights(in.r.data<T>() + d * h * h, h, h);
+      const RecurrentBlock<T> r(in.r.data<T>() + d * h * h, h, h, batch,
+                                packed_r_.empty() ? nullptr : &packed_r_[d][0]);
       for (int64_t step = 0; step < in.seq; ++step) {
-        RETURN_IF_ERROR(RecurrentProduct<T>(batch, h, h, state, rt, hr.data()));
+        RETURN_IF_ERROR(r.Product(state, hr.data()));
         for (int64_t b = 0; b < batch; ++b) {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
@@ -56,6 +57,7 @@ class Rnn final : public OpKernel {
   }
 
   RnnAttributes attrs_;
+  RecurrentBlocks packed_r_;  // [direction][0]: R, packed; empty unless R is constant float
 };
 
 }  // namespace

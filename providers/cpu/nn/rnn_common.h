@@ -114,29 +114,12 @@ inline int64_t RnnTimeIndex(bool reverse, int64_t step, int64_t length) { return
 // its own slices of Y, Y_h and Y_c). The first error is returned.
 absl::Status ForEachDirection(int directions, const std::function<absl::Status(int)>& fn);
 
-// R^T of one direction's recurrent weights r [rows, cols] as [cols, rows]:
-// the per-step product state x R^T then streams whole rows of it (a GEMV over
-// contiguous rows, no horizontal sums). Copied in 32 x 32 tiles for locality.
-template <typename T>
-std::vector<T> TransposedWeights(const T* r, int64_t rows, int64_t cols) {
-  std::vector<T> t(rows * cols);
-  constexpr int64_t kTile = 32;
-  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
-    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-      for (int64_t i = i0; i < std::min(rows, i0 + kTile); ++i) {
-        for (int64_t j = j0; j < std::min(cols, j0 + kTile); ++j) t[j * rows + i] = r[i * cols + j];
-      }
-    }
-  }
-  return t;
-}
-
-// The transposed recurrent weights of every direction, split into row blocks
-// (LSTM: one block of 4h rows; GRU: the z/r rows and the h rows), made once
-// at kernel creation when R is a float initializer; empty otherwise, and the
-// kernel transposes per run.
+// The recurrent weights of every direction split into gate blocks (LSTM: one
+// block of 4h rows; GRU: the z/r rows and the h rows), each packed for
+// simd::PanelProduct once at kernel creation when R is a float initializer;
+// empty otherwise (the kernel packs per run).
 using RecurrentBlocks = std::vector<std::vector<std::vector<float>>>;  // [direction][block]
-inline RecurrentBlocks TransposeConstantR(const OpKernelInfo& info, const std::vector<int64_t>& block_rows) {
+inline RecurrentBlocks PackConstantR(const OpKernelInfo& info, const std::vector<int64_t>& block_rows) {
   const Tensor* r = info.ConstantInput(2);
   if (r == nullptr || r->type() != DataType::kFloat || r->rank() != 3) return {};
   int64_t rows = 0;
@@ -147,25 +130,48 @@ inline RecurrentBlocks TransposeConstantR(const OpKernelInfo& info, const std::v
   for (int64_t d = 0; d < r->dims()[0]; ++d) {
     const float* base = r->data<float>() + d * rows * h * h;
     for (int64_t b : block_rows) {
-      out[d].push_back(TransposedWeights(base, b * h, h));
+      out[d].push_back(simd::PackPanels(base, b * h, h, h));
       base += b * h * h;
     }
   }
   return out;
 }
 
-// out[batch, n] = state[batch, h] x rt[h, n] (rt from TransposedWeights):
-// float at batch <= 8 through simd::SmallMatMul (a GEMV-like stream over rt;
-// a general GEMM call costs twice as much per step there), else GemmAny.
+// One gate block of one direction's R, rows [n, h], and the per-step product
+// out[batch, n] = state[batch, h] x blockᵀ: float at batch <= 8 through
+// simd::PanelProduct on the block's panels (those made at kernel creation,
+// or packed here), where a general GEMM call costs twice as much per step;
+// else a GEMM reading the rows in place.
 template <typename T>
-absl::Status RecurrentProduct(int64_t batch, int64_t n, int64_t h, const T* state, const std::vector<T>& rt, T* out) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (batch <= 8) {
-      simd::SmallMatMul(batch, n, h, state, h, rt.data(), n, out, n);
-      return absl::OkStatus();
+class RecurrentBlock {
+ public:
+  static constexpr int64_t kPanelBatch = 8;
+
+  RecurrentBlock(const T* rows, int64_t n, int64_t h, int64_t batch, const std::vector<float>* packed)
+      : rows_(rows), n_(n), h_(h), batch_(batch) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (batch <= kPanelBatch) {
+        if (packed == nullptr) own_ = simd::PackPanels(rows, n, h, h);
+        panels_ = packed != nullptr ? packed->data() : own_.data();
+      }
     }
   }
-  return GemmAny<T>(false, false, batch, n, h, state, h, rt.data(), n, false, out, n);
-}
+
+  absl::Status Product(const T* state, T* out) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (panels_ != nullptr) {
+        simd::PanelProduct(batch_, n_, h_, state, h_, panels_, out, n_);
+        return absl::OkStatus();
+      }
+    }
+    return GemmAny<T>(false, true, batch_, n_, h_, state, h_, rows_, h_, false, out, n_);
+  }
+
+ private:
+  const T* rows_;
+  int64_t n_, h_, batch_;
+  std::vector<float> own_;
+  const float* panels_ = nullptr;
+};
 
 }  // namespace onyx

@@ -31,13 +31,22 @@ void GeluErf(const float* x, float* y, int64_t n);   // x/2 (1 + erf(x / sqrt 2)
 void GeluTanh(const float* x, float* y, int64_t n);  // x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 void Silu(const float* x, float* y, int64_t n);      // x / (1 + e^-x)
 
-// c[m, n] = a[m, k] b[k, n], row-major with leading dimensions, for a few
-// rows of a (batch-1 to batch-8 products with a weight matrix: recurrent
-// steps): each row of b is read once per four rows of a, streaming whole
-// rows, where a general GEMM's packing costs more than the product. Sums in
-// k order with FMA where the target has it.
-void SmallMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-                 int64_t ldc);
+// Products of a few rows with a weight matrix kept packed (batch-1 to batch-8
+// recurrent steps: LSTM, GRU, RNN). W [n, k] (n rows of k weights, leading
+// dimension ldw: a gate block of R) is packed once into column panels of
+// kPanelColumns columns of Wᵀ, each panel's k rows contiguous and the last
+// padded with zeros, so that a product streams its weights in address order
+// (15-20% faster than reading rows of a row-major Wᵀ with a 4 KB stride at
+// n = 1024, k = 256). The layout does not depend on the SIMD target.
+inline constexpr int64_t kPanelColumns = 128;
+std::vector<float> PackPanels(const float* w, int64_t n, int64_t k, int64_t ldw);
+
+// c[m, n] = a[m, k] Wᵀ with `panels` from PackPanels(W, n, k, ...): every
+// panel row is loaded once per four rows of a, where a general GEMM's packing
+// of a costs more than the product. Sums in k order with FMA where the target
+// has it.
+void PanelProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* panels, float* c,
+                  int64_t ldc);
 
 // Reductions for row-wise kernels (Softmax): the largest of x[0, n), n >= 1
 // (NaNs skipped unless every value is NaN), and the sum in float over

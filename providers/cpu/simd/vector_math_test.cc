@@ -162,22 +162,24 @@ TEST_P(VectorMathTest, TailsAndInPlaceMatchWholeVectors) {
   }
 }
 
-TEST_P(VectorMathTest, SmallMatMulMatchesDoubleProducts) {
+TEST_P(VectorMathTest, PanelProductMatchesDoubleProducts) {
   for (int64_t m : {1, 2, 3, 4, 5, 8}) {
-    for (int64_t n : {1, 7, 16, 33, 100, 1024}) {
+    for (int64_t n : {1, 7, 16, 33, 100, 128, 129, 1024}) {  // within, at and past a panel's end
       for (int64_t k : {1, 3, 256}) {
-        const int64_t lda = k + 1, ldb = n + 3, ldc = n + 2;  // leading dimensions wider than the rows
-        std::vector<float> a(m * lda), b(k * ldb), c(m * ldc, -7.f);
+        const int64_t lda = k + 1, ldw = k + 3, ldc = n + 2;  // leading dimensions wider than the rows
+        std::vector<float> a(m * lda), w(n * ldw), c(m * ldc, -7.f);
         for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37 * i);
-        for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.11 * i);
-        SmallMatMul(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
+        for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(0.11 * i);
+        const std::vector<float> panels = PackPanels(w.data(), n, k, ldw);
+        ASSERT_EQ(panels.size(), static_cast<size_t>((n + kPanelColumns - 1) / kPanelColumns * kPanelColumns * k));
+        PanelProduct(m, n, k, a.data(), lda, panels.data(), c.data(), ldc);
         double worst = 0;
         for (int64_t i = 0; i < m; ++i) {
           for (int64_t j = 0; j < n; ++j) {
             double want = 0, scale = 0;
             for (int64_t p = 0; p < k; ++p) {
-              want += double(a[i * lda + p]) * b[p * ldb + j];
-              scale += std::fabs(double(a[i * lda + p]) * b[p * ldb + j]);
+              want += double(a[i * lda + p]) * w[j * ldw + p];
+              scale += std::fabs(double(a[i * lda + p]) * w[j * ldw + p]);
             }
             worst = std::max(worst, std::fabs(c[i * ldc + j] - want) / std::max(scale, 1e-30));
           }
