@@ -59,7 +59,8 @@ run() {  # run NAME COMMAND...
 
 if [ "$kind" = address ]; then
   for t in engine/engine_unit_tests server/server_unit_tests loadtest/onyx_load_tests \
-           tests/conformance/conformance_unit_tests; do
+           tests/conformance/conformance_unit_tests "$build"/providers/*/*_tests; do
+    t="${t#"$build"/}"
     run "$(basename "$t")" "$build/$t"
   done
   run e2e_and_reliability ctest --test-dir "$build" --output-on-failure -R '^(e2e_|reliability_)'

@@ -37,7 +37,8 @@ class Gru final : public OpKernel {
     Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
     Tensor y_h = in.initial_h.Clone();
     RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
-      std::vector<T> xw, zr(batch * 2 * h), hh(batch * h), rh(batch * h);
+      std::unique_ptr<T[]> xw;
+      std::vector<T> zr(batch * 2 * h), hh(batch * h), rh(batch * h);
       const bool reverse = attrs_.reverse || d == 1;
       RETURN_IF_ERROR(InputProjection<T>(in, d, 3, 2, xw));
       T* state = y_h.mutable_data<T>() + d * batch * h;
@@ -55,7 +56,7 @@ class Gru final : public OpKernel {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
           T* gates = zr.data() + b * 2 * h;
-          const T* x = xw.data() + (t * batch + b) * 3 * h;
+          const T* x = xw.get() + (t * batch + b) * 3 * h;
           for (int64_t j = 0; j < 2 * h; ++j) gates[j] += x[j];
           ClipValues(gates, 2 * h, attrs_.clip);
           f.Apply(gates, 2 * h);
@@ -72,7 +73,7 @@ class Gru final : public OpKernel {
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
           const T* z = zr.data() + b * 2 * h;
           const T* rg = z + h;
-          const T* x = xw.data() + (t * batch + b) * 3 * h + 2 * h;
+          const T* x = xw.get() + (t * batch + b) * 3 * h + 2 * h;
           T* cand = hh.data() + b * h;
           for (int64_t j = 0; j < h; ++j) {
             cand[j] = linear_before_reset_ ? x[j] + rg[j] * (cand[j] + rbh[j]) : x[j] + cand[j] + rbh[j];

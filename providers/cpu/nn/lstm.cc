@@ -36,8 +36,9 @@ class Lstm final : public OpKernel {
     } else {
       peepholes = Tensor::Allocate(in.compute_type, {attrs_.num_directions, 3 * in.hidden});
     }
-    if (in.compute_type == DataType::kDouble) return Run<double>(ctx, in, initial_c, peepholes);
-    return Run<float>(ctx, in, initial_c, peepholes);
+    const bool has_peepholes = ctx.Input(7) != nullptr;
+    if (in.compute_type == DataType::kDouble) return Run<double>(ctx, in, initial_c, peepholes, has_peepholes);
+    return Run<float>(ctx, in, initial_c, peepholes, has_peepholes);
   }
 
  private:
@@ -45,13 +46,15 @@ class Lstm final : public OpKernel {
       : attrs_(std::move(attrs)), input_forget_(input_forget), packed_r_(std::move(packed_r)) {}
 
   template <typename T>
-  absl::Status Run(OpKernelContext& ctx, const RnnInputs& in, const Tensor& initial_c, const Tensor& peepholes) const {
+  absl::Status Run(OpKernelContext& ctx, const RnnInputs& in, const Tensor& initial_c, const Tensor& peepholes,
+                   bool has_peepholes) const {
     const int64_t h = in.hidden, batch = in.batch, dirs = attrs_.num_directions;
     Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
     Tensor y_h = in.initial_h.Clone();
     Tensor y_c = initial_c.Clone();
     RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
-      std::vector<T> xw, g4(batch * 4 * h);
+      std::unique_ptr<T[]> xw;
+      std::vector<T> g4(batch * 4 * h);
       const bool reverse = attrs_.reverse || d == 1;
       RETURN_IF_ERROR(InputProjection<T>(in, d, 4, 4, xw));
       T* hstate = y_h.mutable_data<T>() + d * batch * h;
@@ -63,13 +66,26 @@ class Lstm final : public OpKernel {
       const RnnActivation& f = attrs_.activation(d, 0);
       const RnnActivation& g = attrs_.activation(d, 1);
       const RnnActivation& hact = attrs_.activation(d, 2);
+      // The common cell (default activations, no peepholes, clip or
+      // input_forget) in one vectorised pass.
+      const bool plain_cell = !has_peepholes && attrs_.clip <= 0.f && !input_forget_ &&
+                              f.kind == RnnActivation::Kind::kSigmoid && g.kind == RnnActivation::Kind::kTanh &&
+                              hact.kind == RnnActivation::Kind::kTanh;
       for (int64_t step = 0; step < in.seq; ++step) {
         RETURN_IF_ERROR(r.Product(hstate, g4.data()));
         for (int64_t b = 0; b < batch; ++b) {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
           T* gates = g4.data() + b * 4 * h;
-          const T* x = xw.data() + (t * batch + b) * 4 * h;
+          const T* x = xw.get() + (t * batch + b) * 4 * h;
+          T* out = y.mutable_data<T>() + ((t * dirs + d) * batch + b) * h;
+          if constexpr (std::is_same_v<T, float>) {
+            if (plain_cell) {
+              simd::LstmCell(gates, x, h, cstate + b * h, hstate + b * h);
+              std::copy_n(hstate + b * h, h, out);
+              continue;
+            }
+          }
           for (int64_t j = 0; j < 4 * h; ++j) gates[j] += x[j];
           T *i = gates, *o = gates + h, *fg = gates + 2 * h, *c = gates + 3 * h;
           T* cs = cstate + b * h;
@@ -93,7 +109,6 @@ class Lstm final : public OpKernel {
           std::copy(cs, cs + h, c);
           hact.Apply(c, h);
           T* hs = hstate + b * h;
-          T* out = y.mutable_data<T>() + ((t * dirs + d) * batch + b) * h;
           for (int64_t j = 0; j < h; ++j) {
             hs[j] = o[j] * c[j];
             out[j] = hs[j];

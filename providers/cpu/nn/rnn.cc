@@ -31,7 +31,8 @@ class Rnn final : public OpKernel {
     Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
     Tensor y_h = in.initial_h.Clone();
     RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
-      std::vector<T> xw, hr(batch * h);
+      std::unique_ptr<T[]> xw;
+      std::vector<T> hr(batch * h);
       const bool reverse = attrs_.reverse || d == 1;
       RETURN_IF_ERROR(InputProjection<T>(in, d, 1, 1, xw));
       T* state = y_h.mutable_data<T>() + d * batch * h;
@@ -43,7 +44,7 @@ class Rnn final : public OpKernel {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
           T* gate = hr.data() + b * h;
-          const T* x = xw.data() + (t * batch + b) * h;
+          const T* x = xw.get() + (t * batch + b) * h;
           for (int64_t j = 0; j < h; ++j) gate[j] += x[j];
           ClipValues(gate, h, attrs_.clip);
           attrs_.activation(d, 0).Apply(gate, h);

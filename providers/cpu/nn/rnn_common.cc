@@ -220,25 +220,23 @@ absl::StatusOr<Tensor> ReadRnnState(const OpKernelContext& ctx, int input, const
 
 template <typename T>
 absl::Status InputProjection(const RnnInputs& in, int direction, int gates, int recurrent_bias_gates,
-                             std::vector<T>& out) {
+                             std::unique_ptr<T[]>& out) {
   const int64_t rows = in.seq * in.batch, cols = gates * in.hidden;
-  out.assign(rows * cols, T(0));
-  const T* w = in.w.data<T>() + direction * cols * in.input_size;
-  RETURN_IF_ERROR(GemmAny<T>(false, true, rows, cols, in.input_size, in.x.data<T>(), in.input_size, w, in.input_size,
-                             false, out.data(), cols));
   const T* wb = in.b.data<T>() + direction * 2 * cols;
   const T* rb = wb + cols;
   std::vector<T> bias(wb, wb + cols);
   for (int64_t j = 0; j < recurrent_bias_gates * in.hidden; ++j) bias[j] += rb[j];
-  for (int64_t r = 0; r < rows; ++r) {
-    T* row = out.data() + r * cols;
-    for (int64_t j = 0; j < cols; ++j) row[j] += bias[j];
-  }
-  return absl::OkStatus();
+  // Every row starts as the bias and the product accumulates onto it: one
+  // pass over the output besides the GEMM's own.
+  out.reset(new T[rows * cols]);  // uninitialised: every element is written below
+  for (int64_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), out.get() + r * cols);
+  const T* w = in.w.data<T>() + direction * cols * in.input_size;
+  return GemmAny<T>(false, true, rows, cols, in.input_size, in.x.data<T>(), in.input_size, w, in.input_size, true,
+                    out.get(), cols);
 }
 
-template absl::Status InputProjection<float>(const RnnInputs&, int, int, int, std::vector<float>&);
-template absl::Status InputProjection<double>(const RnnInputs&, int, int, int, std::vector<double>&);
+template absl::Status InputProjection<float>(const RnnInputs&, int, int, int, std::unique_ptr<float[]>&);
+template absl::Status InputProjection<double>(const RnnInputs&, int, int, int, std::unique_ptr<double[]>&);
 
 absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in, const Tensor& y,
                              const std::vector<const Tensor*>& states) {

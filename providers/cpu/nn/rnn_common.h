@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -95,7 +96,7 @@ absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, c
 // gates (those whose recurrent bias is not applied separately).
 template <typename T>
 absl::Status InputProjection(const RnnInputs& in, int direction, int gates, int recurrent_bias_gates,
-                             std::vector<T>& out);
+                             std::unique_ptr<T[]>& out);
 
 // Clips v[0, n) to [-clip, clip] when clip > 0.
 template <typename T>

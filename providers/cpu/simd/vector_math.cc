@@ -154,6 +154,36 @@ HWY_INLINE V GeluTanhV(D d, V x) {
 
 HWY_INLINE V SiluV(D d, V x) { return hn::Mul(x, SigmoidV(d, x)); }
 
+// One LSTM cell update over `lanes` units at offset j (see LstmCell).
+HWY_INLINE void LstmUnits(D d, const float* gates, const float* x, int64_t n, int64_t j, float* c, float* h) {
+  const auto pre = [&](int64_t gate) {
+    return hn::Add(hn::LoadU(d, gates + gate * n + j), hn::LoadU(d, x + gate * n + j));
+  };
+  const V i = SigmoidV(d, pre(0)), o = SigmoidV(d, pre(1)), f = SigmoidV(d, pre(2)), g = TanhV(d, pre(3));
+  const V cell = hn::MulAdd(f, hn::LoadU(d, c + j), hn::Mul(i, g));
+  hn::StoreU(cell, d, c + j);
+  hn::StoreU(hn::Mul(o, TanhV(d, cell)), d, h + j);
+}
+
+void LstmCellImpl(const float* gates, const float* x, int64_t n, float* c, float* h) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) LstmUnits(d, gates, x, n, j, c, h);
+  if (j < n) {  // the tail through padded blocks, gate by gate
+    const int64_t rest = n - j;
+    HWY_ALIGN float g4[4 * 64] = {}, x4[4 * 64] = {}, cb[64] = {}, hb[64];
+    for (int gate = 0; gate < 4; ++gate) {
+      std::memcpy(g4 + gate * lanes, gates + gate * n + j, rest * sizeof(float));
+      std::memcpy(x4 + gate * lanes, x + gate * n + j, rest * sizeof(float));
+    }
+    std::memcpy(cb, c + j, rest * sizeof(float));
+    LstmUnits(d, g4, x4, lanes, 0, cb, hb);
+    std::memcpy(c + j, cb, rest * sizeof(float));
+    std::memcpy(h + j, hb, rest * sizeof(float));
+  }
+}
+
 // c[R, n] = a[R, k] Wᵀ for R rows of a, from the panels of Wᵀ: every panel
 // row is loaded once and multiplied into all R rows, VEC vectors of columns
 // at a time. One or two rows take eight vectors: eight independent FMA
@@ -199,6 +229,11 @@ HWY_INLINE void PanelRows(int64_t n, int64_t k, const float* a, int64_t lda, con
 void PanelProductImpl(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* panels, float* c,
                       int64_t ldc) {
   int64_t r = 0;
+#if HWY_MAX_BYTES >= 64
+  // 32 vector registers: eight rows at two vectors each read every panel row
+  // once per eight rows of a, not twice.
+  for (; r + 8 <= m; r += 8) PanelRows<8, 2>(n, k, a + r * lda, lda, panels, c + r * ldc, ldc);
+#endif
   for (; r + 4 <= m; r += 4) PanelRows<4, 4>(n, k, a + r * lda, lda, panels, c + r * ldc, ldc);
   switch (m - r) {
     case 3: PanelRows<3, 4>(n, k, a + r * lda, lda, panels, c + r * ldc, ldc); break;
@@ -322,6 +357,7 @@ HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SiluArray);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(PanelProductImpl);
+HWY_EXPORT(LstmCellImpl);
 HWY_EXPORT(RangeWithZeroImpl);
 HWY_EXPORT(QuantizeUint8Impl);
 HWY_EXPORT(MaxValueImpl);
@@ -357,6 +393,10 @@ std::vector<float> PackPanels(const float* w, int64_t n, int64_t k, int64_t ldw)
     }
   }
   return packed;
+}
+
+void LstmCell(const float* gates, const float* x, int64_t n, float* c, float* h) {
+  HWY_DYNAMIC_DISPATCH(LstmCellImpl)(gates, x, n, c, h);
 }
 
 void PanelProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* panels, float* c,

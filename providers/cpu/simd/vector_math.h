@@ -48,6 +48,11 @@ std::vector<float> PackPanels(const float* w, int64_t n, int64_t k, int64_t ldw)
 void PanelProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* panels, float* c,
                   int64_t ldc);
 
+// The LSTM cell with ONNX's default activations, no peepholes and no clip,
+// for n units: with the gate pre-activations gates + x in i, o, f, c order
+// (four blocks of n), c = σ(f) c + σ(i) tanh(c̃) in place and h = σ(o) tanh(c).
+void LstmCell(const float* gates, const float* x, int64_t n, float* c, float* h);
+
 // Reductions for row-wise kernels (Softmax): the largest of x[0, n), n >= 1
 // (NaNs skipped unless every value is NaN), and the sum in float over
 // per-lane partial sums (a different order than a sequential loop).
