@@ -345,9 +345,11 @@ def write_results(path, section, markers):
         tail = rest.split(end, 1)[1]
         text = head + section.rstrip("\n") + tail
     else:
-        # First entry: after the file's introduction, before its first section.
-        at = text.find("\n## ")
-        at = len(text) if at < 0 else at + 1
+        # First entry: after the file's introduction, before its first section
+        # or the first other set's marker (a section must not land inside
+        # another set's markers, where that set's rerun would replace it).
+        starts = [i for i in (text.find("\n## "), text.find("\n<!-- bench/compare_ort")) if i >= 0]
+        at = min(starts) + 1 if starts else len(text)
         text = text[:at] + section + "\n" + text[at:]
     with open(path, "w") as f:
         f.write(text)
