@@ -42,8 +42,9 @@ inline constexpr int64_t kPanelColumns = 128;
 std::vector<float> PackPanels(const float* w, int64_t n, int64_t k, int64_t ldw);
 
 // c[m, n] = a[m, k] Wᵀ with `panels` from PackPanels(W, n, k, ...): every
-// panel row is loaded once per four rows of a, where a general GEMM's packing
-// of a costs more than the product. Sums in k order with FMA where the target
+// panel row is loaded once per four rows of a (eight on targets with 32
+// vector registers), where a general GEMM's packing costs more than the
+// product. Sums in k order with FMA where the target
 // has it.
 void PanelProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* panels, float* c,
                   int64_t ldc);

@@ -192,6 +192,30 @@ TEST_P(VectorMathTest, PanelProductMatchesDoubleProducts) {
   }
 }
 
+TEST_P(VectorMathTest, LstmCellMatchesDoubleEquations) {
+  for (int64_t n : {1, 5, 16, 33, 130}) {  // whole vectors and tails on every target
+    std::vector<float> gates(4 * n), x(4 * n), c(n), h(n, -7.f);
+    for (int64_t j = 0; j < 4 * n; ++j) {
+      gates[j] = 8.f * std::sin(0.7f * j + n);  // pre-activations over [-12, 12]: saturated and linear parts
+      x[j] = 4.f * std::cos(1.3f * j);
+    }
+    for (int64_t j = 0; j < n; ++j) c[j] = 3.f * std::sin(0.5f * j);
+    const std::vector<float> c0 = c;
+    LstmCell(gates.data(), x.data(), n, c.data(), h.data());
+    auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+    double worst_c = 0, worst_h = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const auto pre = [&](int gate) { return double(gates[gate * n + j]) + double(x[gate * n + j]); };
+      const double cell = sigmoid(pre(2)) * c0[j] + sigmoid(pre(0)) * std::tanh(pre(3));
+      worst_c = std::max(worst_c, std::fabs(c[j] - cell));
+      worst_h = std::max(worst_h, std::fabs(h[j] - sigmoid(pre(1)) * std::tanh(cell)));
+    }
+    // Each σ and tanh is within a few ulp (tested above); |c| <= 4 here.
+    EXPECT_LE(worst_c, 4e-6) << "n=" << n;
+    EXPECT_LE(worst_h, 2e-6) << "n=" << n;
+  }
+}
+
 TEST_P(VectorMathTest, MaxValueAndSumOfRows) {
   for (int64_t n : {1, 2, 7, 16, 17, 33, 197, 1000}) {
     std::vector<float> x(n);
