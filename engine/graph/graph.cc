@@ -2,6 +2,7 @@
 
 #include "graph/schemas/newer_opsets.h"
 
+#include <algorithm>
 #include <deque>
 #include <set>
 
@@ -384,7 +385,7 @@ std::string Graph::UniqueValueName(const std::string& hint) {
   }
 }
 
-void Graph::ToProto(onnx::GraphProto* proto) const {
+void Graph::ToProto(onnx::GraphProto* proto, int64_t max_initializer_bytes) const {
   proto->set_name(name_);
   if (!doc_string_.empty()) proto->set_doc_string(doc_string_);
   auto order = TopologicalOrder();
@@ -400,10 +401,23 @@ void Graph::ToProto(onnx::GraphProto* proto) const {
       auto* ap = np->add_attribute();
       *ap = attr;
       auto sub = n->subgraphs.find(attr_name);
-      if (sub != n->subgraphs.end()) sub->second->ToProto(ap->mutable_g());
+      if (sub != n->subgraphs.end()) sub->second->ToProto(ap->mutable_g(), max_initializer_bytes);
     }
   }
-  for (const auto& [name, t] : initializers_) *proto->add_initializer() = TensorToProto(t, name);
+  for (const auto& [name, t] : initializers_) {
+    if (max_initializer_bytes >= 0 && static_cast<int64_t>(t.byte_size()) > max_initializer_bytes) {
+      if (std::find(declared_inputs_.begin(), declared_inputs_.end(), name) != declared_inputs_.end()) continue;
+      ValueInfo info;
+      info.type = t.type();
+      info.has_shape = true;
+      info.dims.assign(t.dims().begin(), t.dims().end());
+      onnx::ValueInfoProto* vi = proto->add_input();
+      vi->set_name(name);
+      ValueInfoToTypeProto(info, vi->mutable_type());
+    } else {
+      *proto->add_initializer() = TensorToProto(t, name);
+    }
+  }
   std::set<std::string> io;
   auto add_value_info = [&](const std::string& name, onnx::ValueInfoProto* vi) {
     vi->set_name(name);

@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <fstream>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -365,27 +366,77 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   return loaded;
 }
 
-absl::Status ReinferShapes(Graph& graph, int64_t ir_version) {
+namespace {
+
+// Whether `inferred` says more about a tensor's shape than `known` and agrees
+// with it: the same type, and no known shape, or the same rank with every
+// known dim equal and at least one unknown dim now known.
+bool RefinesShape(const ValueInfo& known, const ValueInfo& inferred) {
+  if (known.kind != ValueInfo::Kind::kTensor || inferred.kind != known.kind || inferred.type != known.type ||
+      !inferred.has_shape) {
+    return false;
+  }
+  if (!known.has_shape) return true;
+  if (known.dims.size() != inferred.dims.size()) return false;
+  bool more = false;
+  for (size_t i = 0; i < known.dims.size(); ++i) {
+    if (known.dims[i] >= 0) {
+      if (inferred.dims[i] != known.dims[i]) return false;
+    } else if (inferred.dims[i] >= 0) {
+      more = true;
+    }
+  }
+  return more;
+}
+
+}  // namespace
+
+absl::StatusOr<int> ReinferShapes(Graph& graph, int64_t ir_version) {
   onnx::ModelProto model;
   model.set_ir_version(ir_version > 0 ? ir_version : 8);
+  std::set<std::string> imported;
   for (const auto& [domain, version] : graph.opsets()) {
     auto* op = model.add_opset_import();
     op->set_domain(domain);
     op->set_version(version);
+    imported.insert(domain);
   }
-  graph.ToProto(model.mutable_graph());
+  // The optimizer's own operators (com.onyx) have no import in the model:
+  // without one ONNX refuses the whole graph; with one it passes over the
+  // nodes it has no schema for and infers the rest from their recorded types.
+  if (imported.count("ai.onnx")) imported.insert("");
+  if (imported.count("")) imported.insert("ai.onnx");
+  for (const Node* n : graph.Nodes()) {
+    if (imported.insert(n->domain).second) {
+      auto* op = model.add_opset_import();
+      op->set_domain(n->domain);
+      op->set_version(1);
+    }
+  }
+  // Weights travel as typed inputs: inference needs only the small
+  // shape-like constants' values, and copying a model's weights on every
+  // refinement round would cost time and peak memory.
+  constexpr int64_t kShapeConstantBytes = 4096;
+  graph.ToProto(model.mutable_graph(), kShapeConstantBytes);
   if (!InferShapesIsolated(model, "model").ok()) {
-    return absl::OkStatus();  // best effort: kernels check shapes at run time
+    return 0;  // best effort: kernels check shapes at run time
   }
+  int changed = 0;
   auto record = [&](const onnx::ValueInfoProto& vi) {
+    if (!vi.has_type()) return;
     const ValueInfo* known = graph.FindValueInfo(vi.name());
-    if ((known == nullptr || known->type == DataType::kUndefined) && vi.has_type()) {
+    if (known != nullptr && known->type != DataType::kUndefined) {
+      ValueInfo inferred = ValueInfoFromTypeProto(vi.name(), vi.type());
+      if (!RefinesShape(*known, inferred)) return;
+      graph.SetValueInfo(vi.name(), std::move(inferred));
+    } else {
       graph.SetValueInfo(vi.name(), ValueInfoFromTypeProto(vi.name(), vi.type()));
     }
+    ++changed;
   };
   for (const auto& vi : model.graph().value_info()) record(vi);
   for (const auto& vi : model.graph().output()) record(vi);
-  return absl::OkStatus();
+  return changed;
 }
 
 }  // namespace onyx

@@ -40,9 +40,11 @@ absl::StatusOr<LoadedModel> LoadModel(std::string_view bytes, const LoadOptions&
 // Parses options.model_path straight from the file (no in-memory copy of it).
 absl::StatusOr<LoadedModel> LoadModelFile(const LoadOptions& options);
 
-// Re-runs ONNX shape inference over the IR (after rewrites added values) and
-// records types for values that have none yet.
-absl::Status ReinferShapes(Graph& graph, int64_t ir_version);
+// Re-runs ONNX shape inference over the IR (after rewrites added values or
+// made shapes constant) and records types for values that have none yet, and
+// shapes that say more than the recorded ones and agree with them (a Reshape
+// whose shape input folded to a constant). Returns how many values changed.
+absl::StatusOr<int> ReinferShapes(Graph& graph, int64_t ir_version);
 
 // Highest default-domain opset the engine knows.
 constexpr int64_t kMaxSupportedOpset = kMaxOnnxOpset;

@@ -1,5 +1,7 @@
 #include "optimizer/constant_folding.h"
 
+#include "onyx/status_macros.h"
+
 #include <set>
 
 namespace onyx {
@@ -82,6 +84,17 @@ bool FoldShapeOf(Graph& graph, Node& n) {
 }  // namespace
 
 absl::StatusOr<bool> ConstantFolding::ApplyImpl(Graph& graph) const {
+  bool changed = FoldOnce(graph);
+  // Each round reaches one more block of a network whose shapes were hidden
+  // behind computed Reshapes; bounded, as ONNX's inference runs each time.
+  for (int round = 0; changed && refine_ != nullptr && round < 64; ++round) {
+    ASSIGN_OR_RETURN(int refined, refine_(graph));
+    if (refined == 0 || !FoldOnce(graph)) break;
+  }
+  return changed;
+}
+
+bool ConstantFolding::FoldOnce(Graph& graph) const {
   bool changed = false;
   for (Node* n : graph.Nodes()) {
     if (FoldShapeOf(graph, *n)) {

@@ -108,7 +108,8 @@ const Tensor* ConstantValue(const Graph& graph, const std::string& value) {
 }
 
 std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level,
-                                                                    const NodeEvaluator& evaluate) {
+                                                                    const NodeEvaluator& evaluate,
+                                                                    const ShapeRefiner& refine) {
   std::vector<std::unique_ptr<GraphTransformer>> passes;
   if (level == OptimizationLevel::kDisabled) return passes;
   // Before constant folding turns the weights' DequantizeLinear into floats.
@@ -118,7 +119,7 @@ std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(Optimization
   }
   passes.push_back(std::make_unique<EliminateIdentity>());
   passes.push_back(std::make_unique<EliminateDropout>());
-  passes.push_back(std::make_unique<ConstantFolding>(evaluate));
+  passes.push_back(std::make_unique<ConstantFolding>(evaluate, refine));
   passes.push_back(std::make_unique<EliminateTransposePair>());
   passes.push_back(std::make_unique<EliminateNoopCast>());
   passes.push_back(std::make_unique<FoldReshapeChain>());
@@ -133,8 +134,9 @@ std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(Optimization
   return passes;
 }
 
-absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level, const NodeEvaluator& evaluate) {
-  auto passes = TransformersForLevel(level, evaluate);
+absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level, const NodeEvaluator& evaluate,
+                           const ShapeRefiner& refine) {
+  auto passes = TransformersForLevel(level, evaluate, refine);
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
     for (const auto& pass : passes) {

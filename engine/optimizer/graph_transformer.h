@@ -25,6 +25,10 @@ namespace onyx {
 // one, so the optimizer never depends on how nodes are executed.
 using NodeEvaluator = std::function<std::vector<Value>(const Graph& graph, const Node& node)>;
 
+// Re-infers the graph's shapes after a rewrite; returns how many values got a
+// type or a more static shape (graph/model_loader.h's ReinferShapes).
+using ShapeRefiner = std::function<absl::StatusOr<int>(Graph& graph)>;
+
 class GraphTransformer {
  public:
   virtual ~GraphTransformer() = default;
@@ -78,11 +82,14 @@ inline bool IsNumpyOp(const Node* node, const char* op_type) {
 }
 
 // The passes enabled at `level`, in the order they run; constant folding
-// evaluates nodes with `evaluate`.
+// evaluates nodes with `evaluate` and, when `refine` is set, re-infers shapes
+// after folding and folds again while that makes more of them static.
 std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(OptimizationLevel level,
-                                                                    const NodeEvaluator& evaluate);
+                                                                    const NodeEvaluator& evaluate,
+                                                                    const ShapeRefiner& refine = nullptr);
 
 // Runs the passes to a fixed point (bounded number of rounds).
-absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level, const NodeEvaluator& evaluate);
+absl::Status OptimizeGraph(Graph& graph, OptimizationLevel level, const NodeEvaluator& evaluate,
+                           const ShapeRefiner& refine = nullptr);
 
 }  // namespace onyx

@@ -50,6 +50,49 @@ TEST(OptimizerTest, FoldsExporterShapeResidue) {
   EXPECT_EQ(Count(c.after, "Reshape"), 1);
 }
 
+// Two channel shuffles as torch exports them (the group size computed with a
+// Div from the input's shape, which ONNX's inference does not propagate), a
+// Conv + Relu between them (fused into a com.onyx operator ONNX has no schema
+// for). The first block's shape folds at once; the second's only after the
+// first Reshape's output shape is re-inferred from its now constant shape,
+// through the fused node.
+TEST(OptimizerTest, FoldsShapeResidueDownAChainOfComputedReshapes) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {1, 4, 3, 3}).Output("y", DataType::kFloat, {1, 4, 3, 3});
+  m.Initializer("w", RandomFloatTensor({4, 4, 1, 1}, 7));
+  m.Initializer("i0", Int64Tensor({}, {0}));
+  m.Initializer("i1", Int64Tensor({}, {1}));
+  m.Initializer("two", Int64Tensor({}, {2}));
+  m.Initializer("axes0", Int64Tensor({1}, {0}));
+  m.Initializer("tail", Int64Tensor({2}, {3, 3}));
+  m.Initializer("groups", Int64Tensor({1}, {2}));
+  m.Initializer("rest", Int64Tensor({3}, {-1, 3, 3}));
+  auto shuffle = [&](const std::string& in, const std::string& out) {
+    const std::string p = out + "_";
+    m.Node("Shape", {in}, {p + "shape"});
+    m.Node("Gather", {p + "shape", "i0"}, {p + "n"});
+    m.Node("Gather", {p + "shape", "i1"}, {p + "c"});
+    m.Node("Div", {p + "c", "two"}, {p + "per_group"});
+    m.Node("Unsqueeze", {p + "n", "axes0"}, {p + "n1"});
+    m.Node("Unsqueeze", {p + "per_group", "axes0"}, {p + "g1"});
+    *m.Node("Concat", {p + "n1", "groups", p + "g1", "tail"}, {p + "five"}).add_attribute() = IntAttr("axis", 0);
+    m.Node("Reshape", {in, p + "five"}, {p + "grouped"});
+    *m.Node("Transpose", {p + "grouped"}, {p + "swapped"}).add_attribute() = IntsAttr("perm", {0, 2, 1, 3, 4});
+    *m.Node("Concat", {p + "n1", "rest"}, {p + "four"}).add_attribute() = IntAttr("axis", 0);
+    m.Node("Reshape", {p + "swapped", p + "four"}, {out});
+  };
+  shuffle("x", "s1");
+  m.Node("Conv", {"s1", "w"}, {"conv"});
+  m.Node("Relu", {"conv"}, {"relu"});
+  shuffle("relu", "y");
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 4, 3, 3}, 8))}});
+  EXPECT_EQ(Count(c.before, "Shape"), 2);
+  EXPECT_EQ(Count(c.after, "Shape"), 0);
+  EXPECT_EQ(Count(c.after, "Gather"), 0);
+  EXPECT_EQ(Count(c.after, "Div"), 0);
+  EXPECT_EQ(Count(c.after, "Concat"), 0);
+}
+
 TEST(OptimizerTest, RemovesInverseTransposePairsAndNoopCasts) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {2, 3, 4}).Output("y", DataType::kFloat, {2, 3, 4});

@@ -201,12 +201,19 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
 
   // Constant folding evaluates nodes with the CPU provider, always the last.
   const IExecutionProvider& cpu = *impl->providers.back();
-  RETURN_IF_ERROR(OptimizeGraph(graph, options.optimization_level,
-                                [&cpu](const Graph& g, const Node& n) { return EvaluateConstantNode(cpu, g, n); }));
+  // Folding can make a Reshape's shape (the exporters' Shape -> Gather ->
+  // Concat residue) constant while its output keeps the shape inferred at
+  // load time, unknown; re-inferred, the next Shape folds too, and so on down
+  // a network (ShuffleNet's channel shuffles, a transformer's heads).
+  const int64_t ir_version = impl->model.ir_version;
+  RETURN_IF_ERROR(OptimizeGraph(
+      graph, options.optimization_level,
+      [&cpu](const Graph& g, const Node& n) { return EvaluateConstantNode(cpu, g, n); },
+      [ir_version](Graph& g) { return ReinferShapes(g, ir_version); }));
   for (int round = 0; round < 16; ++round) {
     ASSIGN_OR_RETURN(int inlined, InlineFunctions(graph, impl->provider_views, impl->model.functions));
     if (inlined == 0) break;
-    RETURN_IF_ERROR(ReinferShapes(graph, impl->model.ir_version));
+    RETURN_IF_ERROR(ReinferShapes(graph, impl->model.ir_version).status());
   }
   // The channels-last operators are the CPU provider's: the layout changes
   // only when it runs the whole graph.
