@@ -49,9 +49,11 @@ TEST(BucketRunnerTest, RunsOnTheSmallestBucketPaddedThenSlicesBack) {
   ASSERT_TRUE(result.ok()) << result.status();
 
   // Batch 3 runs on bucket 4 (index 2) with one zero row appended.
-  ASSERT_EQ(model.calls().size(), 1u);
-  EXPECT_EQ(model.calls()[0].bucket_index, 2u);
-  const onyx::Tensor& fed = model.calls()[0].feeds.at(0).second.tensor();
+  // calls() returns a copy: references into it must not outlive the copy.
+  const std::vector<FakeModel::Call> calls = model.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].bucket_index, 2u);
+  const onyx::Tensor& fed = calls[0].feeds.at(0).second.tensor();
   EXPECT_THAT(fed.dims(), ElementsAre(4, 2));
   EXPECT_THAT(FloatValues(fed), ElementsAre(1, 2, 3, 4, 5, 6, 0, 0));
 
