@@ -401,7 +401,9 @@ void Graph::ToProto(onnx::GraphProto* proto, int64_t max_initializer_bytes) cons
       auto* ap = np->add_attribute();
       *ap = attr;
       auto sub = n->subgraphs.find(attr_name);
-      if (sub != n->subgraphs.end()) sub->second->ToProto(ap->mutable_g(), max_initializer_bytes);
+      // Subgraphs keep every initializer: a Loop or If body's inputs are its
+      // formal parameters, which typed inputs for its weights would change.
+      if (sub != n->subgraphs.end()) sub->second->ToProto(ap->mutable_g());
     }
   }
   for (const auto& [name, t] : initializers_) {

@@ -55,10 +55,11 @@ class Graph {
   static absl::StatusOr<std::unique_ptr<Graph>> TakeFromProto(onnx::GraphProto* proto,
                                                               const std::map<std::string, int64_t>& opsets,
                                                               const std::string& base_dir);
-  // Writes the graph (with subgraphs) back as a GraphProto. Initializers
-  // larger than `max_initializer_bytes` (when >= 0) are written as typed
-  // graph inputs without their data: enough for shape inference, which reads
-  // the values of small shape-like tensors only, without copying the weights.
+  // Writes the graph (with subgraphs) back as a GraphProto. This graph's
+  // initializers larger than `max_initializer_bytes` (when >= 0) are written
+  // as typed graph inputs without their data: enough for shape inference,
+  // which reads the values of small shape-like tensors only, without copying
+  // the weights. Subgraphs are written whole.
   void ToProto(onnx::GraphProto* proto, int64_t max_initializer_bytes = -1) const;
 
   const std::string& name() const { return name_; }
