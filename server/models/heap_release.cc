@@ -16,4 +16,15 @@ bool ReleaseFreedHeap() {
 #endif
 }
 
+bool HeapReleaseThrottle::MaybeRelease() {
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    if (now - last_ < min_interval_) return false;
+    last_ = now;
+  }
+  ReleaseFreedHeap();
+  return true;
+}
+
 }  // namespace onyx::server

@@ -65,5 +65,15 @@ TEST(HeapReleaseTest, GivesBackPagesStrandedBetweenLiveBlocks) {
 #endif
 }
 
+TEST(HeapReleaseTest, TheThrottleReleasesOncePerInterval) {
+  HeapReleaseThrottle hourly(absl::Hours(1));
+  EXPECT_TRUE(hourly.MaybeRelease());
+  EXPECT_FALSE(hourly.MaybeRelease());  // a burst gets one release
+  EXPECT_FALSE(hourly.MaybeRelease());
+  HeapReleaseThrottle every_call(absl::ZeroDuration());
+  EXPECT_TRUE(every_call.MaybeRelease());
+  EXPECT_TRUE(every_call.MaybeRelease());
+}
+
 }  // namespace
 }  // namespace onyx::server

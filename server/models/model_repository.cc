@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onyx/status_macros.h"
-#include "server/models/heap_release.h"
 #include "server/models/override_files.h"
 #include "server/models/version_loader.h"
 #include "spdlog/spdlog.h"
@@ -155,7 +154,7 @@ absl::Status ModelRepository::Load(absl::string_view name_view, const LoadOverri
   absl::Status loaded = LoadLocked(name, overrides);
   // The versions it replaced have drained and, unless a request still holds
   // one, been destroyed with the calls to LoadLocked.
-  ReleaseFreedHeap();
+  heap_release_.MaybeRelease();
   return loaded;
 }
 
@@ -316,7 +315,7 @@ absl::Status ModelRepository::Unload(absl::string_view name_view) {
   const std::string name(name_view);
   absl::MutexLock lifecycle(&lifecycle_mu_);
   absl::Status unloaded = UnloadLocked(name);
-  ReleaseFreedHeap();  // the versions dropped with UnloadLocked's references
+  heap_release_.MaybeRelease();  // the versions dropped with UnloadLocked's references
   return unloaded;
 }
 

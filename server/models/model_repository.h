@@ -37,6 +37,7 @@
 #include "absl/synchronization/mutex.h"
 #include "onyx/session.h"
 #include "server/config/model_config.h"
+#include "server/models/heap_release.h"
 #include "server/models/model.h"
 #include "server/models/repository_layout.h"
 
@@ -242,6 +243,8 @@ class ModelRepository {
   // across a whole load. Every change to the table happens under it, so a
   // writer's copy-on-write (Snapshot, change, Publish) needs no other lock.
   absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  // Gives back what drained versions freed, at most once a second.
+  HeapReleaseThrottle heap_release_{absl::Seconds(1)};
   // Held only to copy or swap table_: lookups never wait for a load.
   mutable absl::Mutex mu_;
   std::shared_ptr<const Table> table_ ABSL_GUARDED_BY(mu_);
