@@ -39,6 +39,7 @@
 #include "server/grpc/auth_credentials.h"
 #include "server/grpc/inference_service.h"
 #include "server/grpc/transport_limits.h"
+#include "server/memory/malloc_arenas.h"
 #include "server/models/model_repository.h"
 #include "server/models/override_files.h"
 #include "server/observability/health_service.h"
@@ -274,6 +275,9 @@ int main(int argc, char** argv) {
   // tests still catch lock-order inversions.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 #endif
+  // Before anything can start a thread: threads that exist keep their arenas.
+  const std::optional<int> malloc_arenas =
+      onyx::server::LimitMallocArenas(onyx::server::kDefaultMallocArenas);
   // Before anything can start a thread, so that every thread inherits the mask.
   const sigset_t signals = onyx::server::BlockServerSignals();
   using onyx::server::ParseCommandLine;
@@ -319,6 +323,12 @@ int main(int argc, char** argv) {
   if (!logging.ok()) {
     std::fprintf(stderr, "onyxd: %s\n", std::string(logging.message()).c_str());
     return 2;
+  }
+  if (malloc_arenas.has_value()) {
+    spdlog::debug("malloc arenas limited to {} (MALLOC_ARENA_MAX unset)", *malloc_arenas);
+  } else {
+    spdlog::debug(
+        "malloc arenas left to the C library (MALLOC_ARENA_MAX or GLIBC_TUNABLES sets them)");
   }
   return onyx::server::Run(*config, signals, tls ? &*tls : nullptr, authorizer.get());
 }

@@ -243,8 +243,9 @@ class ModelRepository {
   // across a whole load. Every change to the table happens under it, so a
   // writer's copy-on-write (Snapshot, change, Publish) needs no other lock.
   absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(mu_);
-  // Gives back what drained versions freed, at most once a second.
-  HeapReleaseThrottle heap_release_{absl::Seconds(1)};
+  // Gives back what drained versions freed once that is 64 MB or more (what
+  // less frees, the next load reuses: malloc_arenas.h), at most once a second.
+  HeapReleaseThrottle heap_release_{size_t{64} << 20, absl::Seconds(1)};
   // Held only to copy or swap table_: lookups never wait for a load.
   mutable absl::Mutex mu_;
   std::shared_ptr<const Table> table_ ABSL_GUARDED_BY(mu_);

@@ -3,9 +3,10 @@ RPC in the ledger:
 
   - twice a model's measured capacity for 60 s in open loop: goodput (OK
     answers per second) at least 90% of capacity, the P99 latency of the
-    answered requests within the model's SLO (the `timeout` every request
-    carries), onyxd's peak RSS within 25% of its RSS at capacity, and only
-    OK, RESOURCE_EXHAUSTED (queue full) or DEADLINE_EXCEEDED for the rest;
+    answered requests (less any time the machine itself stood still, which
+    liveness.StallWatch sees) within the model's SLO (the `timeout` every
+    request carries), onyxd's peak RSS within 25% of its RSS at capacity, and
+    only OK, RESOURCE_EXHAUSTED (queue full) or DEADLINE_EXCEEDED for the rest;
   - a request with a 50 ms `timeout` queued behind a long run is answered
     DEADLINE_EXCEEDED without running (ModelStatistics' execution count);
   - 1,000 requests a second for 5 s with half of them cancelled by the client
@@ -247,8 +248,11 @@ def overload_rows(m, mlp_dir):
             stop_rss.set()
             watcher.join()
         sent_s = time.monotonic() - start
+        stalls = m.stall_watch.stalls()
         with lock:
-            ok = sorted(lat for _, code, lat in outcomes if code == "OK")
+            # Latency less any time the machine itself stood still (StallWatch).
+            ok = sorted(lat - m.stall_watch.overlap(sent, sent + lat, stalls) for sent, code, lat in outcomes
+                        if code == "OK")
             counts = {}
             for _, code, _ in outcomes:
                 counts[code] = counts.get(code, 0) + 1
@@ -256,7 +260,8 @@ def overload_rows(m, mlp_dir):
         p99 = ok[min(len(ok) - 1, int(0.99 * len(ok)))] if ok else float("inf")
         state["overload"] = dict(capacity=round(capacity, 1), offered=round(n / sent_s, 1), goodput=round(goodput, 1),
                                  p99_ms=round(p99 * 1000, 1), peak_rss_mb=round(peak_rss[0] / 2**20, 1),
-                                 rss_at_capacity_mb=round(rss_at_capacity / 2**20, 1), outcomes=counts)
+                                 rss_at_capacity_mb=round(rss_at_capacity / 2**20, 1), outcomes=counts,
+                                 machine_stalls_ms=round(1e3 * m.stall_watch.overlap(start, start + sent_s, stalls)))
         check(goodput >= 0.9 * capacity, "goodput %.1f/s under 90%% of capacity %.1f/s (%s)" % (
             goodput, capacity, state["overload"]))
         check(p99 <= SLO_S, "P99 of answered requests %.0f ms over the %d ms SLO (%s)" % (
