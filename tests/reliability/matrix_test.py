@@ -34,7 +34,8 @@ and one holding half a HEADERS frame closed at the idle limit), repository (load
 symlinked model and version directories leading out of the root; external
 data paths that are absolute, `../`, symlinks or past the end of their file),
 models (every cut of a truncated file, bytes that are not protobuf, a cycle,
-a missing input, opsets 0 and 999, If nested 25 and 80 deep, a million nodes, an
+a missing input, opsets 0 and 999, If nested 25 and 80 deep, Loop nested 80
+deep, a million nodes, an
 initializer whose dims overstate its data), configuration (YAML nested
 10,000 deep, an alias bomb, duplicate keys, integer overflow), requests (10,000
 parameters, request ids with newlines, typed and raw contents both set, a shape
@@ -118,6 +119,26 @@ def nested_if_bytes(depth):
                            else_branch=helper.make_graph([helper.make_node("Identity", ["x"], ["e0"])], "else0", [],
                                                          [f32("e0", [4])]))
     return model_bytes([top], [helper.make_tensor_value_info("c", TensorProto.BOOL, []), f32("x", [4])],
+                       [f32("y", [4])])
+
+
+def nested_loop_bytes(depth):
+    """`depth` Loop nodes, each the body's node of its parent's Loop (trip
+    count `m` from the main graph, one carried value)."""
+    def body(level):
+        nodes = [helper.make_node("Identity", ["c%d" % level], ["co%d" % level])]
+        if level == depth:
+            nodes.append(helper.make_node("Identity", ["v%d" % level], ["vo%d" % level]))
+        else:
+            nodes.append(helper.make_node("Loop", ["m", "", "v%d" % level], ["vo%d" % level], body=body(level + 1)))
+        return helper.make_graph(nodes, "body%d" % level,
+                                 [helper.make_tensor_value_info("i%d" % level, TensorProto.INT64, []),
+                                  helper.make_tensor_value_info("c%d" % level, TensorProto.BOOL, []),
+                                  f32("v%d" % level, [4])],
+                                 [helper.make_tensor_value_info("co%d" % level, TensorProto.BOOL, []),
+                                  f32("vo%d" % level, [4])])
+    top = helper.make_node("Loop", ["m", "", "x"], ["y"], body=body(1))
+    return model_bytes([top], [helper.make_tensor_value_info("m", TensorProto.INT64, []), f32("x", [4])],
                        [f32("y", [4])])
 
 
@@ -570,6 +591,7 @@ def build_rows(m, tmp):
                                                   [f32("y", [4])], opset=999), SC.UNIMPLEMENTED, "999")),
         ("model_if_nested_80_deep", model_row(nested_if_bytes(80), SC.INVALID_ARGUMENT, "nested")),
         ("model_if_nested_25_deep", model_row(nested_if_bytes(25), SC.INVALID_ARGUMENT, "nests subgraphs 25 deep")),
+        ("model_loop_nested_80_deep", model_row(nested_loop_bytes(80), SC.INVALID_ARGUMENT, "nested")),
         ("model_a_million_nodes", model_row(many_nodes_bytes(1000000), SC.INVALID_ARGUMENT, "more than 500000 nodes")),
         ("model_initializer_overstates_its_size", model_row(overstated_initializer_bytes(), SC.INVALID_ARGUMENT,
                                                             "'w'")),
