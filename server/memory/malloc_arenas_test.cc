@@ -1,47 +1,19 @@
 #include "server/memory/malloc_arenas.h"
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define ONYX_SANITIZED_HEAP 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define ONYX_SANITIZED_HEAP 1
-#endif
-#endif
+#include "server/memory/test_heap.h"
 
 namespace onyx::server {
 namespace {
 
 constexpr size_t kBlock = 4000;    // below the mmap threshold: from an arena
 constexpr size_t kBlocks = 16384;  // ~64 MB
-
-int64_t ResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  int64_t size = 0, resident = 0;
-  statm >> size >> resident;
-  return resident * sysconf(_SC_PAGESIZE);
-}
-
-std::vector<char*> FillBlocks() {
-  std::vector<char*> blocks(kBlocks);
-  for (char*& block : blocks) {
-    block = static_cast<char*>(std::malloc(kBlock));
-    std::memset(block, 1, kBlock);  // resident
-  }
-  return blocks;
-}
 
 // A reload in small: the loader thread builds ~64 MB and frees all of it but
 // a block in 512 (which keeps the C library from shrinking its arena from the
@@ -56,21 +28,14 @@ TEST(MallocArenasTest, PagesFreedOnOneThreadAreReusedByAnother) {
   std::vector<char*> survivors;
   absl::Notification freed, done;
   std::thread loader([&] {
-    std::vector<char*> blocks = FillBlocks();
-    for (size_t i = 0; i < kBlocks; ++i) {
-      if (i % 512 == 511) {
-        survivors.push_back(blocks[i]);
-      } else {
-        std::free(blocks[i]);
-      }
-    }
+    survivors = StrandResidentBlocks(kBlocks, kBlock);
     freed.Notify();
     done.WaitForNotification();  // alive: its arena is not free for the taking
   });
   freed.WaitForNotification();
   const int64_t before = ResidentBytes();
   std::vector<char*> next;
-  std::thread builder([&] { next = FillBlocks(); });
+  std::thread builder([&] { next = FillResidentBlocks(kBlocks, kBlock); });
   builder.join();
   const int64_t after = ResidentBytes();
   done.Notify();

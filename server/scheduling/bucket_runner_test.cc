@@ -194,10 +194,12 @@ TEST(BucketRunnerTest, PadsEachRequestToTheSmallestSizeAndSlicesOutputsBack) {
   const InferenceRequest* both[] = {a.get(), b.get()};
   absl::StatusOr<std::vector<InferenceResult>> results = RunBatchOnBucket(*model, both);
   ASSERT_TRUE(results.ok()) << results.status();
-  ASSERT_EQ(model->calls().size(), 1u);
+  // calls() returns a copy: references into it must not outlive the copy.
+  const std::vector<FakeModel::Call> calls = model->calls();
+  ASSERT_EQ(calls.size(), 1u);
   // Batch bucket 2 (index 1) x size 4 (index 0): session 1 * 2 + 0.
-  EXPECT_EQ(model->calls()[0].bucket_index, 2u);
-  const onyx::Tensor& fed = model->calls()[0].feeds.at(0).second.tensor();
+  EXPECT_EQ(calls[0].bucket_index, 2u);
+  const onyx::Tensor& fed = calls[0].feeds.at(0).second.tensor();
   EXPECT_THAT(fed.dims(), ElementsAre(2, 4));
   EXPECT_THAT(FloatValues(fed), ElementsAre(1, 2, 3, -1, 4, 5, -1, -1));
   ASSERT_EQ(results->size(), 2u);

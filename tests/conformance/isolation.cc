@@ -52,7 +52,10 @@ void WriteAll(int fd, const std::string& bytes) {
     dup2(output_fd, STDOUT_FILENO);
     dup2(output_fd, STDERR_FILENO);
   }
-  if (options.memory_limit_mb > 0) {
+  // A crash ends the child by its signal, also under a sanitizer, whose
+  // handler would otherwise report it and exit with a status of its own.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE}) signal(sig, SIG_DFL);
+  if (kAddressSpaceLimitApplies && options.memory_limit_mb > 0) {
     const rlim_t bytes = static_cast<rlim_t>(options.memory_limit_mb) << 20;
     rlimit limit{bytes, bytes};
     setrlimit(RLIMIT_AS, &limit);
@@ -144,8 +147,7 @@ void CloseFds(Child& child) {
 
 }  // namespace
 
-void RunIsolated(size_t count, const std::function<absl::Status(size_t)>& task,
-                 const IsolationOptions& options,
+void RunIsolated(size_t count, const std::function<absl::Status(size_t)>& task, const IsolationOptions& options,
                  const std::function<void(size_t, const absl::Status&)>& on_done) {
   std::vector<std::optional<absl::Status>> results(count);
   std::vector<Child> running;

@@ -18,6 +18,20 @@
 
 namespace onyx::conformance {
 
+// False under a sanitizer: it reserves terabytes of address space for its shadow memory, so
+// an address-space limit would fail every child at its first mmap.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kAddressSpaceLimitApplies = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool kAddressSpaceLimitApplies = false;
+#else
+constexpr bool kAddressSpaceLimitApplies = true;
+#endif
+#else
+constexpr bool kAddressSpaceLimitApplies = true;
+#endif
+
 struct IsolationOptions {
   // Children running at once.
   int jobs = 1;
@@ -25,7 +39,7 @@ struct IsolationOptions {
   // "timed out after N s".
   double timeout_seconds = 20;
   // RLIMIT_AS of each child in MiB, so a runaway allocation fails inside the case;
-  // 0 leaves it unlimited.
+  // 0 leaves it unlimited. Not applied under a sanitizer (kAddressSpaceLimitApplies).
   int64_t memory_limit_mb = 0;
   // When false, the children's stdout and stderr are captured (the tail of stderr
   // is added to a crash reason) instead of passed through.
@@ -38,8 +52,7 @@ struct IsolationOptions {
 // child killed by a signal INTERNAL "crashed (signal N)", a child that exits without
 // a result INTERNAL "exited with status N". `on_done(i, result)` is called in this
 // process in increasing order of i. Thread-hostile: uses fork, waitpid and poll.
-void RunIsolated(size_t count, const std::function<absl::Status(size_t)>& task,
-                 const IsolationOptions& options,
+void RunIsolated(size_t count, const std::function<absl::Status(size_t)>& task, const IsolationOptions& options,
                  const std::function<void(size_t, const absl::Status&)>& on_done);
 
 }  // namespace onyx::conformance

@@ -1,6 +1,7 @@
 // Binary element-wise ops beyond the four arithmetic ones: Pow (base and
 // exponent of different types), Mod (integer floor-mod or C fmod), BitShift.
 #include <cmath>
+#include <cstdint>
 
 #include "common/parallel_for.h"
 #include "onyx/status_macros.h"
@@ -34,13 +35,18 @@ T IntPow(T base, int64_t exp) {
     }
     return T(0);
   }
-  T result = 1;
+  // Modulo 2^64, then narrowed to T (which keeps the low bits): a result that
+  // overflows T wraps, and the last squaring, whose value is never used, may
+  // overflow freely — in T itself signed overflow is undefined, and narrow
+  // types promote to int.
+  uint64_t result = 1;
+  uint64_t factor = static_cast<uint64_t>(base);
   while (exp > 0) {
-    if (exp & 1) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
+    if (exp & 1) result *= factor;
+    factor *= factor;
     exp >>= 1;
   }
-  return result;
+  return static_cast<T>(result);
 }
 
 absl::StatusOr<Dims> OutputShape(const OpKernelContext& ctx, const Tensor& a, const Tensor& b) {

@@ -179,6 +179,18 @@ TEST(MathOpsTest, PowIntegerBaseAndExponentIsExact) {
   EXPECT_EQ(Values<int64_t>((*out)[0]), std::vector<int64_t>({1024, -8, 4052555153018976267LL}));
 }
 
+// Results past int64 wrap modulo 2^64 (numpy's int64 power gives the same):
+// 3^41 -> -420491770248316829, (-5)^29 -> -1797074186000186965. Undefined
+// signed overflow before, which UBSan reported.
+TEST(MathOpsTest, PowIntegerOverflowWraps) {
+  ModelBuilder m(15);
+  m.Input("x", DataType::kInt64, {2}).Input("p", DataType::kInt64, {2}).Output("y", DataType::kInt64, {2});
+  m.Node("Pow", {"x", "p"}, {"y"});
+  auto out = RunModel(m, {{"x", Value(Int64Tensor({2}, {3, -5}))}, {"p", Value(Int64Tensor({2}, {41, 29}))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<int64_t>((*out)[0]), std::vector<int64_t>({-420491770248316829LL, -1797074186000186965LL}));
+}
+
 // Float x to the powers 1, 2 and 3 (multiplied out) and 2.5 (std::pow), with
 // the exponent as float, int64 and double: equal to std::pow's values,
 // specials included.
