@@ -39,7 +39,7 @@ rm -rf "$logs" && mkdir -p "$logs"
 supp="$root/scripts/sanitizer-suppressions"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=66:log_path=$root/$logs/asan:detect_stack_use_after_return=0"
 export LSAN_OPTIONS="suppressions=$supp/lsan.txt:print_suppressions=0"
-export UBSAN_OPTIONS="suppressions=$supp/ubsan.txt:print_stacktrace=1:halt_on_error=1:exitcode=66:log_path=$root/$logs/ubsan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=66:log_path=$root/$logs/ubsan"
 export TSAN_OPTIONS="exitcode=66:halt_on_error=0:second_deadlock_stack=1:suppressions=$supp/tsan.txt:log_path=$root/$logs/tsan"
 # libgomp is not instrumented: one OpenMP thread keeps the thread pool the
 # only source of parallelism TSan sees.

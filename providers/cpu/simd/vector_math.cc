@@ -58,7 +58,12 @@ HWY_INLINE V LogV(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 
-HWY_INLINE V TanhV(D d, V x) { return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, x)); }
+// NaN lanes enter Highway's Tanh as 0: its range reduction converts to int32,
+// which the scalar emulation (EMU128) does with a C cast, undefined for NaN.
+HWY_INLINE V TanhV(D d, V x) {
+  const auto nan = hn::IsNaN(x);
+  return hn::IfThenElse(nan, x, hn::Tanh(d, hn::IfThenZeroElse(nan, x)));
+}
 
 // 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: neither side overflows
 // or cancels.
