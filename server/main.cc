@@ -328,7 +328,9 @@ int main(int argc, char** argv) {
     spdlog::debug("malloc arenas limited to {} (MALLOC_ARENA_MAX unset)", *malloc_arenas);
   } else {
     spdlog::debug(
-        "malloc arenas left to the C library (MALLOC_ARENA_MAX or GLIBC_TUNABLES sets them)");
+        "malloc arenas left to the C library (set in MALLOC_ARENA_MAX or GLIBC_TUNABLES, or not "
+        "glibc's "
+        "allocator)");
   }
   return onyx::server::Run(*config, signals, tls ? &*tls : nullptr, authorizer.get());
 }
