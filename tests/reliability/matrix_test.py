@@ -291,7 +291,7 @@ class Matrix:
         if not lat or max(own) > PROBE_BOUND_MS:
             problems.append("slowest ServerLive/Check %.1f ms (bound %.0f ms, %d probes)%s" % (
                 max(own) if lat else float("nan"), PROBE_BOUND_MS, len(lat),
-                self.slow_probes(own, probe["started"])))
+                self.slow_probes(own, lat, probe["started"])))
         excused = sum(1 for ms, mine in zip(lat, own) if ms > PROBE_BOUND_MS >= mine)
         self.machine = "machine stalls %d, longest %.0f ms%s" % (
             len(stalls), max((b - a for a, b in stalls), default=0.0) * 1e3,
@@ -309,12 +309,13 @@ class Matrix:
                                      for _ in range(n))
         return problems, len(lat), (max(lat) if lat else 0.0), counts
 
-    def slow_probes(self, latencies, started):
-        """Where the probes over the bound fell: each with the rows it overlapped."""
-        slow = [(t, ms) for t, ms in zip(started, latencies) if ms > PROBE_BOUND_MS]
+    def slow_probes(self, own, latencies, started):
+        """Where the probes over the bound (in `own` time, machine stalls
+        taken off) fell: each with the rows its whole span overlapped."""
+        slow = [(t, ms, raw) for t, ms, raw in zip(started, own, latencies) if ms > PROBE_BOUND_MS]
         parts = []
-        for t, ms in slow[:10]:
-            rows = [name for name, a, b in self.spans if a <= t + ms / 1e3 and t <= b]
+        for t, ms, raw in slow[:10]:
+            rows = [name for name, a, b in self.spans if a <= t + raw / 1e3 and t <= b]
             parts.append("%.0f ms during %s" % (ms, ", ".join(rows) if rows else "the invariant checks"))
         return (": " + "; ".join(parts)) if parts else ""
 
