@@ -58,11 +58,17 @@ HWY_INLINE V LogV(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 
-// NaN lanes enter Highway's Tanh as 0: its range reduction converts to int32,
-// which the scalar emulation (EMU128) does with a C cast, undefined for NaN.
 HWY_INLINE V TanhV(D d, V x) {
   const auto nan = hn::IsNaN(x);
-  return hn::IfThenElse(nan, x, hn::Tanh(d, hn::IfThenZeroElse(nan, x)));
+#if HWY_TARGET == HWY_EMU128
+  // Highway's Tanh converts to int32 in its range reduction; the scalar
+  // emulation does it with a C cast, undefined for NaN, so NaN lanes enter as
+  // 0. Every SIMD target's conversion instruction defines the result.
+  const V arg = hn::IfThenZeroElse(nan, x);
+#else
+  const V arg = x;
+#endif
+  return hn::IfThenElse(nan, x, hn::Tanh(d, arg));
 }
 
 // 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: neither side overflows
