@@ -19,13 +19,15 @@ absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
     Node* product = graph.node(i);
     const bool gemm = IsOp(product, "Gemm");
     const bool fused_matmul = product != nullptr && product->domain == kOnyxDomain &&
-                              product->op_type == "FusedMatMul" && !product->attributes.count("activation");
+                              (product->op_type == "FusedMatMul" || product->op_type == "FusedMatMulIntegerToFloat") &&
+                              !product->attributes.count("activation");
     if (!gemm && !fused_matmul) continue;
     const ValueInfo* out = graph.FindValueInfo(product->outputs[0]);
     if (out == nullptr || out->type != DataType::kFloat) continue;
     Node* relu = SoleConsumer(graph, product->outputs[0]);
-    // FusedMatMul also takes the GELU that FuseGelu writes and Gelu-20's
-    // erf form (oneDNN runs it as a post-op); FusedGemm takes Relu only.
+    // FusedMatMul and FusedMatMulIntegerToFloat also take the GELU that
+    // FuseGelu writes and Gelu-20's erf form (oneDNN runs it as a post-op);
+    // FusedGemm takes Relu only.
     const bool gelu = fused_matmul && relu != nullptr && relu->op_type == "Gelu" &&
                       (relu->domain == kOnyxDomain || (relu->domain.empty() && IsErfGelu(*relu)));
     if (!IsOp(relu, "Relu") && !gelu) continue;

@@ -13,6 +13,7 @@
 #include "optimizer/fuse_gemm_activation.h"
 #include "optimizer/fuse_layer_norm.h"
 #include "optimizer/fuse_matmul_add.h"
+#include "optimizer/fuse_matmul_integer_to_float.h"
 #include "optimizer/fuse_qdq_conv.h"
 #include "optimizer/fuse_qdq_matmul.h"
 
@@ -128,6 +129,7 @@ std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(Optimization
   passes.push_back(std::make_unique<FuseConvBatchNorm>());
   passes.push_back(std::make_unique<FuseConvActivation>());
   passes.push_back(std::make_unique<FuseMatMulAdd>());
+  passes.push_back(std::make_unique<FuseMatMulIntegerToFloat>());
   passes.push_back(std::make_unique<FuseGemmActivation>());
   passes.push_back(std::make_unique<FuseGelu>());
   passes.push_back(std::make_unique<FuseLayerNorm>());

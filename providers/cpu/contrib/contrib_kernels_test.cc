@@ -260,5 +260,97 @@ TEST(ContribKernelsTest, DynamicQuantizeMatMulWithConstantWeightsMatchesTheFormu
   }
 }
 
+// MatMulIntegerToFloat, and com.onyx FusedMatMulIntegerToFloat with each
+// activation, against the formula written out here: act((A - a_zp) x (B -
+// b_zp) * a_scale * b_scale[j] + bias[j]). A is uint8 [2, 3, 37] (a batched
+// left operand, one product over its 6 rows) and b_scale per column. int8 B
+// with zero point 0 and uint8 B with 128 run in int8 with the epilogue inside
+// the product; int8 B with zero point 3 takes the float path.
+TEST(ContribKernelsTest, MatMulIntegerToFloatMatchesTheFormula) {
+  const int64_t rows = 6, k = 37, n = 19;
+  std::mt19937 gen(71);
+  std::uniform_int_distribution<int> byte(-127, 127), ubyte(0, 255);
+  std::vector<int> a_values(rows * k);
+  for (int& v : a_values) v = ubyte(gen);
+  Tensor a = Tensor::Allocate(DataType::kUint8, {2, 3, k});
+  for (int64_t i = 0; i < rows * k; ++i) a.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(a_values[i]);
+  const int a_zp = 131;
+  const float a_scale = 0.021f;
+  const std::vector<float> b_scale = [&] {
+    std::vector<float> v = Random(n, 72);
+    for (float& x : v) x = 0.01f + 0.005f * x;
+    return v;
+  }();
+  const std::vector<float> bias = Random(n, 73);
+  struct Form {
+    DataType type;
+    int zero_point;
+  };
+  for (const Form& f : {Form{DataType::kInt8, 0}, Form{DataType::kUint8, 128}, Form{DataType::kInt8, 3}}) {
+    std::vector<int> b_values(k * n);
+    for (int& v : b_values) v = byte(gen) + (f.type == DataType::kUint8 ? 128 : 0);
+    Tensor b = Tensor::Allocate(f.type, {k, n}), b_zp = Tensor::Allocate(f.type, {});
+    for (int64_t i = 0; i < k * n; ++i) {
+      if (f.type == DataType::kInt8) b.mutable_data<int8_t>()[i] = static_cast<int8_t>(b_values[i]);
+      else b.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(b_values[i]);
+    }
+    if (f.type == DataType::kInt8) b_zp.mutable_data<int8_t>()[0] = static_cast<int8_t>(f.zero_point);
+    else b_zp.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(f.zero_point);
+    Tensor a_zp_t = Tensor::Allocate(DataType::kUint8, {});
+    a_zp_t.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(a_zp);
+    for (const char* activation : {"", "Relu", "Gelu"}) {
+      const bool fused = activation[0] != '\0';
+      ModelBuilder model(17);
+      model.Opset("com.microsoft", 1);
+      if (fused) model.Opset("com.onyx", 1);
+      model.Input("a", DataType::kUint8, {2, 3, k}).Output("y", DataType::kFloat, {2, 3, n});
+      model.Initializer("b", b).Initializer("a_scale", FloatTensor({}, {a_scale}));
+      model.Initializer("b_scale", FloatTensor({n}, b_scale)).Initializer("a_zp", a_zp_t).Initializer("b_zp", b_zp);
+      model.Initializer("bias", FloatTensor({n}, bias));
+      auto& node = model.Node(fused ? "FusedMatMulIntegerToFloat" : "MatMulIntegerToFloat",
+                              {"a", "b", "a_scale", "b_scale", "a_zp", "b_zp", "bias"}, {"y"});
+      node.set_domain(fused ? "com.onyx" : "com.microsoft");
+      if (fused) node.add_attribute()->CopyFrom(StringAttr("activation", activation));
+      auto out = testing::RunModel(model, {{"a", Value(a)}}, {"y"});
+      ASSERT_TRUE(out.ok()) << out.status();
+      const std::vector<float> y = testing::Values<float>((*out)[0]);
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t sum = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            sum += static_cast<int64_t>(a_values[i * k + p] - a_zp) * (b_values[p * n + j] - f.zero_point);
+          }
+          double want = static_cast<double>(sum) * a_scale * b_scale[j] + bias[j];
+          if (std::string(activation) == "Relu") want = std::max(want, 0.0);
+          if (std::string(activation) == "Gelu") want = 0.5 * want * (1 + std::erf(want / std::sqrt(2.0)));
+          ASSERT_NEAR(y[i * n + j], want, 1e-5 * (1 + std::fabs(want)))
+              << DataTypeName(f.type) << " zero point " << f.zero_point << " activation '" << activation << "' at " << i
+              << ", " << j;
+        }
+      }
+    }
+  }
+}
+
+// An activation the fused kernel does not run is refused when the session is
+// created, naming it.
+TEST(ContribKernelsTest, FusedMatMulIntegerToFloatRefusesAnUnknownActivation) {
+  ModelBuilder model(17);
+  model.Opset("com.onyx", 1);
+  model.Input("a", DataType::kUint8, {2, 4}).Output("y", DataType::kFloat, {2, 3});
+  Tensor b = Tensor::Allocate(DataType::kInt8, {4, 3});
+  std::fill(b.mutable_data<int8_t>(), b.mutable_data<int8_t>() + 12, int8_t{1});
+  model.Initializer("b", b)
+      .Initializer("a_scale", FloatTensor({}, {0.5f}))
+      .Initializer("b_scale", FloatTensor({}, {2}));
+  auto& node = model.Node("FusedMatMulIntegerToFloat", {"a", "b", "a_scale", "b_scale"}, {"y"});
+  node.set_domain("com.onyx");
+  node.add_attribute()->CopyFrom(StringAttr("activation", "Tanh"));
+  Tensor a = Tensor::Allocate(DataType::kUint8, {2, 4});
+  auto out = testing::RunModel(model, {{"a", Value(a)}}, {"y"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("unsupported activation 'Tanh'"), std::string::npos) << out.status();
+}
+
 }  // namespace
 }  // namespace onyx

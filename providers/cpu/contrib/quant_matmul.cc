@@ -9,15 +9,21 @@
 //     to even), then as above.
 //
 // a_scale and a_zp are per tensor; b_scale and b_zp per tensor or per column
-// of B. The zero-point-shifted operands are small integers, multiplied as
-// floats by sgemm (oneDNN's matmul with B packed once when B is constant):
-// every product and partial sum is an integer below 2^24 in magnitude for
-// any realistic K, so the float accumulation equals ONNX Runtime's int32 one.
-// DynamicQuantizeMatMul with a constant B oneDNN's int8 matmul takes (int8
-// with zero point 0, uint8 with 128) runs that product in int8 instead.
+// of B. With a constant B whose zero point oneDNN's int8 matmul takes (int8
+// with zero point 0, uint8 with 128) and a per-tensor A zero point of A's
+// type, the product runs in int8 with the scale, bias and activation inside
+// the primitive. Otherwise the zero-point-shifted operands, small integers,
+// are multiplied as floats by sgemm (oneDNN's matmul with B packed once when
+// B is constant): every product and partial sum is an integer below 2^24 in
+// magnitude for any realistic K, so the float accumulation equals ONNX
+// Runtime's int32 one.
+//
+// com.onyx FusedMatMulIntegerToFloat (written by the optimizer) is
+// MatMulIntegerToFloat with an optional `activation`, "Relu" or "Gelu".
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/kernel_scratch.h"
 #include "common/parallel_for.h"
 #include "framework/op_kernel.h"
 #include "graph/op_domains.h"
@@ -28,6 +34,7 @@
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/math/gemm_util.h"
 #include "providers/cpu/math/matmul_shape.h"
+#include "providers/cpu/nn/dnnl_support.h"
 #include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
@@ -69,24 +76,32 @@ Tensor ShiftedB(const Tensor& b, const std::vector<float>& zp) {
 class QuantMatMul final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info, bool dynamic) {
+    const std::string activation = info.AttrOr<std::string>("activation", "");
     auto kernel = std::unique_ptr<QuantMatMul>(new QuantMatMul(dynamic));
-    // A constant 2-D B with constant zero points is shifted and packed once.
+    if (activation == "Relu") {
+      kernel->activation_ = DnnlMatMul::Activation::kRelu;
+    } else if (activation == "Gelu") {
+      kernel->activation_ = DnnlMatMul::Activation::kGelu;
+    } else if (!activation.empty()) {
+      return info.Error("unsupported activation '" + activation + "' (supported: Relu, Gelu)");
+    }
+    // A constant 2-D B with constant zero points is prepared once: in int8
+    // (oneDNN, VNNI) when oneDNN takes its zero point, else shifted to float
+    // and packed for sgemm.
     const Tensor* b = info.ConstantInput(1);
     const int zp_input = dynamic ? 3 : 5;
     const Tensor* b_zp = info.ConstantInput(zp_input);
     if (b != nullptr && b->rank() == 2 && Is8Bit(b->type()) && b->num_elements() > 0 &&
         (b_zp != nullptr || !info.HasInput(zp_input))) {
-      if (dynamic) {
-        // DynamicQuantizeMatMul: A is quantized anyway, so the product can
-        // run in int8 (oneDNN, VNNI) when it takes B's zero point.
-        auto int8 = DnnlIntegerMatMul::Create(*b, b_zp);
-        if (int8.ok()) kernel->int8_ = *std::move(int8);
-        if (!int8.ok() && !absl::IsUnimplemented(int8.status())) return info.Error(int8.status().message());
+      auto int8 = DnnlIntegerMatMul::Create(*b, b_zp);
+      if (int8.ok()) kernel->int8_ = *std::move(int8);
+      if (!int8.ok() && !absl::IsUnimplemented(int8.status())) return info.Error(int8.status().message());
+      if (kernel->int8_ == nullptr) {
+        auto zp = PerColumn(b_zp, "b_zero_point", b->dims()[1], 0.f, true);
+        if (!zp.ok()) return info.Error(zp.status().message());
+        auto packed = DnnlMatMul::Create(ShiftedB(*b, *zp), nullptr, DnnlMatMul::Activation::kNone);
+        if (packed.ok()) kernel->packed_ = *std::move(packed);
       }
-      auto zp = PerColumn(b_zp, "b_zero_point", b->dims()[1], 0.f, true);
-      if (!zp.ok()) return info.Error(zp.status().message());
-      auto packed = DnnlMatMul::Create(ShiftedB(*b, *zp), nullptr, DnnlMatMul::Activation::kNone);
-      if (packed.ok()) kernel->packed_ = *std::move(packed);
     }
     return std::unique_ptr<OpKernel>(std::move(kernel));
   }
@@ -114,32 +129,38 @@ class QuantMatMul final : public OpKernel {
       ASSIGN_OR_RETURN(bias, FloatInput(ctx, bias_input, "bias"));
       RETURN_IF_ERROR(RequireVector(ctx, *bias, "bias", s.n));
     }
+    // A's scale and zero point (per tensor), checked before any output.
+    float a_scale = 1.f, a_zp = 0.f;
+    if (!dynamic_) {
+      ASSIGN_OR_RETURN(const Tensor* a_scale_t, FloatInput(ctx, 2, "a_scale"));
+      const Tensor* a_zp_t = ctx.Input(4);
+      if (a_scale_t->num_elements() != 1 || (a_zp_t != nullptr && a_zp_t->num_elements() != 1)) {
+        return ctx.Error(absl::StrCat("a_scale and a_zero_point must be per tensor (one value each), received ",
+                                      DimsToString(a_scale_t->dims()), " and ",
+                                      a_zp_t == nullptr ? "none" : DimsToString(a_zp_t->dims())));
+      }
+      if (a_zp_t != nullptr && a_zp_t->type() != a->type()) {
+        return ctx.Error(absl::StrCat("a_zero_point must have A's element type ", DataTypeName(a->type()),
+                                      ", received ", DataTypeName(a_zp_t->type())));
+      }
+      a_scale = a_scale_t->data<float>()[0];
+      a_zp = a_zp_t != nullptr ? ByteValue(*a_zp_t, 0) : 0.f;
+    }
 
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, s.out, DataType::kFloat));
     if (y->num_elements() == 0) return absl::OkStatus();
     float* py = y->mutable_data<float>();
-    if (dynamic_ && int8_ != nullptr && s.b_shared && int8_->k() == s.k && int8_->n() == s.n && s.k > 0) {
-      return RunInt8(ctx, *a, s, *b_scale, bias, py);
+    if (int8_ != nullptr && s.b_shared && int8_->k() == s.k && int8_->n() == s.n && s.k > 0) {
+      return RunInt8(ctx, *a, s, a_scale, a_zp, *b_scale, bias, py);
     }
 
-    // A - a_zp as float, and A's scale.
+    // A - a_zp as float.
     Tensor a_shifted = Tensor::Allocate(DataType::kFloat, a->dims());
-    float a_scale;
     if (dynamic_) {
       a_scale = QuantizeDynamic(*a, a_shifted.mutable_data<float>());
     } else {
-      ASSIGN_OR_RETURN(const Tensor* a_scale_t, FloatInput(ctx, 2, "a_scale"));
-      const Tensor* a_zp_t = ctx.Input(4);
-      if (a_scale_t->num_elements() != 1 || (a_zp_t != nullptr && a_zp_t->num_elements() != 1)) {
-        return ctx.Error("a_scale and a_zero_point must be per tensor (one value each)");
-      }
-      if (a_zp_t != nullptr && a_zp_t->type() != a->type()) {
-        return ctx.Error("a_zero_point must have A's element type");
-      }
-      a_scale = a_scale_t->data<float>()[0];
-      const float zp = a_zp_t != nullptr ? ByteValue(*a_zp_t, 0) : 0.f;
       float* pa = a_shifted.mutable_data<float>();
-      for (int64_t i = 0; i < a->num_elements(); ++i) pa[i] = ByteValue(*a, i) - zp;
+      for (int64_t i = 0; i < a->num_elements(); ++i) pa[i] = ByteValue(*a, i) - a_zp;
     }
 
     const float* pa = a_shifted.data<float>();
@@ -158,56 +179,83 @@ class QuantMatMul final : public OpKernel {
                               pb + s.b_offset[i] * s.k * s.n, s.n, 0.f, py + i * s.m * s.n, s.n));
       }
     }
-    Scale(
-        a_scale, *b_scale, bias, s.n, y->num_elements() / s.n, [py](int64_t i) { return py[i]; }, py);
+    const std::vector<float> multiplier = Multipliers(a_scale, *b_scale);
+    const float* pbias = bias ? bias->data<float>() : nullptr;
+    const int64_t n = s.n;
+    ParallelFor(y->num_elements() / n, std::max<int64_t>(1, 16384 / n), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        float* row = py + r * n;
+        for (int64_t j = 0; j < n; ++j) row[j] = row[j] * multiplier[j] + (pbias != nullptr ? pbias[j] : 0.f);
+        if (activation_ == DnnlMatMul::Activation::kRelu) {
+          for (int64_t j = 0; j < n; ++j) row[j] = std::max(row[j], 0.f);
+        }
+      }
+    });
+    if (activation_ == DnnlMatMul::Activation::kGelu) {
+      absl::Status status = DnnlEltwise(dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f, py, py, y->num_elements());
+      if (!status.ok()) return ctx.Error(status.message());
+    }
     return absl::OkStatus();
   }
 
  private:
   explicit QuantMatMul(bool dynamic) : dynamic_(dynamic) {}
 
-  // y[r, j] = acc(r, j) * (a_scale * b_scale[j]) + bias[j].
-  template <typename Acc>
-  static void Scale(float a_scale, const std::vector<float>& b_scale, const Tensor* bias, int64_t n, int64_t rows,
-                    Acc acc, float* py) {
-    std::vector<float> multiplier(n);
-    for (int64_t j = 0; j < n; ++j) multiplier[j] = a_scale * b_scale[j];
-    const float* pbias = bias ? bias->data<float>() : nullptr;
-    ParallelFor(rows, std::max<int64_t>(1, 16384 / n), [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        float* row = py + r * n;
-        if (pbias != nullptr) {
-          for (int64_t j = 0; j < n; ++j) row[j] = static_cast<float>(acc(r * n + j)) * multiplier[j] + pbias[j];
-        } else {
-          for (int64_t j = 0; j < n; ++j) row[j] = static_cast<float>(acc(r * n + j)) * multiplier[j];
-        }
-      }
-    });
+  static std::vector<float> Multipliers(float a_scale, const std::vector<float>& b_scale) {
+    std::vector<float> multiplier(b_scale.size());
+    for (size_t j = 0; j < b_scale.size(); ++j) multiplier[j] = a_scale * b_scale[j];
+    return multiplier;
   }
 
-  // DynamicQuantizeMatMul in int8: A quantized to uint8 as ONNX Runtime does
-  // (range including 0, scale = range / 255 or 1 for an all-zero A, zero point
-  // rounded half to even), the product in int32 by oneDNN, then scaled.
-  absl::Status RunInt8(OpKernelContext& ctx, const Tensor& a, const MatMulShape& s, const std::vector<float>& b_scale,
-                       const Tensor* bias, float* py) const {
-    const float* x = a.data<float>();
-    const int64_t n = a.num_elements();
-    float lo = 0.f, hi = 0.f;
-    simd::RangeWithZero(x, n, &lo, &hi);
-    const float scale = hi == lo ? 1.f : (hi - lo) / 255.f;
-    const float zp = std::nearbyint(std::max(0.f, std::min(255.f, 0.f - lo / scale)));
-    Tensor q = Tensor::Allocate(DataType::kUint8, a.dims());
-    ParallelFor(n, 16384, [&](int64_t begin, int64_t end) {
-      simd::QuantizeUint8(x + begin, end - begin, scale, zp, q.mutable_data<uint8_t>() + begin);
-    });
+  // The int8 product with the scale, bias and activation inside oneDNN's
+  // primitive. DynamicQuantizeMatMul first quantizes A to uint8 as ONNX
+  // Runtime does (range including 0, scale = range / 255 or 1 for an
+  // all-zero A, zero point rounded half to even).
+  absl::Status RunInt8(OpKernelContext& ctx, const Tensor& a, const MatMulShape& s, float a_scale, float a_zp,
+                       const std::vector<float>& b_scale, const Tensor* bias, float* py) const {
     const int64_t rows = s.batches * s.m;
-    Tensor acc = Tensor::Allocate(DataType::kInt32, {rows, s.n});
-    absl::Status status = int8_->Run(q, rows, static_cast<int32_t>(zp), acc.mutable_data<int32_t>());
-    if (!status.ok()) return ctx.Error(status.message());
-    const int32_t* pacc = acc.data<int32_t>();
-    Scale(
-        scale, b_scale, bias, s.n, rows, [pacc](int64_t i) { return pacc[i]; }, py);
-    return absl::OkStatus();
+    Tensor q;
+    const Tensor* a8 = &a;
+    if (dynamic_) {
+      const float* x = a.data<float>();
+      const int64_t n = a.num_elements();
+      float lo = 0.f, hi = 0.f;
+      ParallelRangeWithZero(x, n, &lo, &hi);
+      a_scale = hi == lo ? 1.f : (hi - lo) / 255.f;
+      a_zp = std::nearbyint(std::max(0.f, std::min(255.f, 0.f - lo / a_scale)));
+      uint8_t* buffer = KernelScratch<uint8_t>(kScratchConvSource, n);
+      if (buffer == nullptr) return ctx.Error(absl::StrCat("cannot allocate ", n, " bytes for the quantized A"));
+      ParallelFor(n, 16384, [&](int64_t begin, int64_t end) {
+        simd::QuantizeUint8(x + begin, end - begin, a_scale, a_zp, buffer + begin);
+      });
+      q = Tensor::Wrap(DataType::kUint8, a.dims(), buffer);
+      a8 = &q;
+    }
+    const std::vector<float> multiplier = Multipliers(a_scale, b_scale);
+    DnnlIntegerMatMul::FloatEpilogue epilogue;
+    epilogue.scales = multiplier.data();
+    epilogue.bias = bias != nullptr ? bias->data<float>() : nullptr;
+    epilogue.activation = activation_;
+    absl::Status status = int8_->RunToFloat(*a8, rows, static_cast<int32_t>(a_zp), epilogue, py);
+    return status.ok() ? status : ctx.Error(status.message());
+  }
+
+  // The range of x including 0, over blocks on the intra-op threads.
+  static void ParallelRangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
+    constexpr int64_t kBlock = 65536;
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    std::vector<float> block_lo(blocks, 0.f), block_hi(blocks, 0.f);
+    ParallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        simd::RangeWithZero(x + b * kBlock, std::min(n, (b + 1) * kBlock) - b * kBlock, &block_lo[b], &block_hi[b]);
+      }
+    });
+    *lo = 0.f;
+    *hi = 0.f;
+    for (int64_t b = 0; b < blocks; ++b) {
+      *lo = std::min(*lo, block_lo[b]);
+      *hi = std::max(*hi, block_hi[b]);
+    }
   }
 
   // Quantizes float A to uint8 as ONNX Runtime's DynamicQuantizeMatMul does
@@ -216,10 +264,7 @@ class QuantMatMul final : public OpKernel {
     const float* x = a.data<float>();
     const int64_t n = a.num_elements();
     float lo = 0.f, hi = 0.f;
-    for (int64_t i = 0; i < n; ++i) {
-      lo = std::min(lo, x[i]);
-      hi = std::max(hi, x[i]);
-    }
+    ParallelRangeWithZero(x, n, &lo, &hi);
     const float scale = hi == lo ? 1.f : (hi - lo) / 255.f;
     const float zp = std::nearbyint(std::max(0.f, std::min(255.f, 0.f - lo / scale)));
     const float qmin = -zp, qmax = 255.f - zp;
@@ -230,8 +275,9 @@ class QuantMatMul final : public OpKernel {
   }
 
   bool dynamic_;
-  std::unique_ptr<DnnlMatMul> packed_;       // constant B - b_zp, packed
-  std::unique_ptr<DnnlIntegerMatMul> int8_;  // DynamicQuantizeMatMul's constant B, in int8
+  DnnlMatMul::Activation activation_ = DnnlMatMul::Activation::kNone;
+  std::unique_ptr<DnnlIntegerMatMul> int8_;  // constant B in int8, when oneDNN takes its zero point
+  std::unique_ptr<DnnlMatMul> packed_;       // else constant B - b_zp as float, packed
 };
 
 template <bool kDynamic>
@@ -249,6 +295,9 @@ void RegisterContribQuantMatMulKernels(KernelRegistry& r) {
                  .Build(),
              QuantFactory<false>());
   r.Register(MicrosoftFloatKernel("DynamicQuantizeMatMul", "T1"), QuantFactory<true>());
+  // The optimizer's form of MatMulInteger -> Cast -> Mul (-> Add) (->
+  // activation): MatMulIntegerToFloat's inputs plus `activation`.
+  r.Register(KernelDefBuilder("FusedMatMulIntegerToFloat").Domain(kOnyxDomain).Build(), QuantFactory<false>());
 }
 
 }  // namespace onyx

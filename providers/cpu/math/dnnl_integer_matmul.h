@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "onyx/tensor.h"
+#include "providers/cpu/math/dnnl_matmul.h"
 
 namespace onyx {
 
@@ -36,6 +37,16 @@ class DnnlIntegerMatMul {
   // a: uint8 or int8, rows x K, row-major; y: rows x N.
   absl::Status Run(const Tensor& a, int64_t rows, int32_t a_zero_point, int32_t* y) const;
 
+  // y[r, j] = act(acc[r, j] * scales[j] + bias[j]) in float, acc the int32
+  // product above; scales holds N values, bias N or is nullptr.
+  struct FloatEpilogue {
+    const float* scales = nullptr;
+    const float* bias = nullptr;
+    DnnlMatMul::Activation activation = DnnlMatMul::Activation::kNone;
+  };
+  absl::Status RunToFloat(const Tensor& a, int64_t rows, int32_t a_zero_point, const FloatEpilogue& epilogue,
+                          float* y) const;
+
   int64_t k() const { return b_.dims()[0]; }
   int64_t n() const { return b_.dims()[1]; }
 
@@ -43,11 +54,21 @@ class DnnlIntegerMatMul {
 
  private:
   explicit DnnlIntegerMatMul(Tensor b);
-  absl::StatusOr<std::shared_ptr<const Compiled>> CompiledFor(int64_t rows, DataType a_type) const;
+  // The output form: int32, or float with an optional bias and activation.
+  struct Form {
+    bool to_float = false;
+    bool bias = false;
+    DnnlMatMul::Activation activation = DnnlMatMul::Activation::kNone;
+    int Key() const { return to_float ? 1 + (bias ? 1 : 0) + 2 * static_cast<int>(activation) : 0; }
+  };
+  absl::StatusOr<std::shared_ptr<const Compiled>> CompiledFor(int64_t rows, DataType a_type, Form form) const;
+  absl::Status Execute(const Compiled& c, const Tensor& a, int64_t rows, int32_t a_zero_point, void* y,
+                       const float* scales, const float* bias) const;
 
   Tensor b_;  // int8 [K, N]
   mutable absl::Mutex mu_;
-  mutable std::map<std::tuple<int64_t, DataType, int>, std::shared_ptr<const Compiled>> compiled_ ABSL_GUARDED_BY(mu_);
+  mutable std::map<std::tuple<int64_t, DataType, int, int>, std::shared_ptr<const Compiled>> compiled_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace onyx
