@@ -73,15 +73,15 @@ absl::StatusOr<std::shared_ptr<const DnnlIntegerMatMul::Compiled>> DnnlIntegerMa
     dnnl::primitive_attr attr;
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     if (form.to_float) {
-      // Per column, known at run time only (A's scale comes with A). The
-      // bias is a post-op so that it is added after the scaling: the
-      // primitive's own bias would be added to the int32 sum before it.
-      attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+      // The per-column scale (known at run time only: A's scale comes with
+      // A) and the bias are binary post-ops on the float sum: oneDNN 2.6's
+      // brgemm kernels take those but not run-time output scales, which
+      // fall back to a slower gemm-based kernel. The bias follows the scale,
+      // as in the unfused graph.
+      const memory::desc row({1, n()}, memory::data_type::f32, memory::format_tag::ab);
       dnnl::post_ops ops;
-      if (form.bias) {
-        ops.append_binary(dnnl::algorithm::binary_add,
-                          memory::desc({1, n()}, memory::data_type::f32, memory::format_tag::ab));
-      }
+      ops.append_binary(dnnl::algorithm::binary_mul, row);
+      if (form.bias) ops.append_binary(dnnl::algorithm::binary_add, row);
       if (form.activation == DnnlMatMul::Activation::kRelu) {
         ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
       }
@@ -152,15 +152,12 @@ absl::Status DnnlIntegerMatMul::Execute(const Compiled& c, const Tensor& a, int6
         {DNNL_ARG_SCRATCHPAD, memory(c.scratchpad, engine, pad)},
         {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
          memory(memory::desc({1}, memory::data_type::s32, memory::format_tag::x), engine, &zp)}};
+    const memory::desc row({1, n()}, memory::data_type::f32, memory::format_tag::ab);
     if (scales != nullptr) {
-      args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES,
-                   memory(memory::desc({n()}, memory::data_type::f32, memory::format_tag::x), engine,
-                          const_cast<float*>(scales)));
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, memory(row, engine, const_cast<float*>(scales)));
     }
     if (bias != nullptr) {
-      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
-                   memory(memory::desc({1, n()}, memory::data_type::f32, memory::format_tag::ab), engine,
-                          const_cast<float*>(bias)));
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, memory(row, engine, const_cast<float*>(bias)));
     }
     dnnl::stream& stream = DnnlThreadStream();
     c.matmul.execute(stream, args);
