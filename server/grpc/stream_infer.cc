@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "server/grpc/stream_window.h"
+#include "server/grpc/tsan_handoff.h"
 #include "server/scheduling/overload.h"
 
 namespace onyx::server {
@@ -22,10 +23,11 @@ class StreamInferReactor final
  public:
   explicit StreamInferReactor(const StreamInferOptions& options)
       : options_(options), window_({options.max_outstanding, options.max_buffer_bytes}) {
-    StartRead(&read_);
+    Read();
   }
 
   void OnReadDone(bool ok) override {
+    TakeBackFromGrpc(&read_);
     if (!ok) {  // half-close, cancellation or a broken stream: no more requests
       bool finish = false;
       {
@@ -33,7 +35,7 @@ class StreamInferReactor final
         reads_done_ = true;
         finish = ShouldFinishLocked();
       }
-      if (finish) Finish(grpc::Status::OK);
+      if (finish) Done();
       return;
     }
     auto call = std::make_shared<Call>();
@@ -46,11 +48,13 @@ class StreamInferReactor final
       read_paused_ = !read_more;
     }
     // A pending request keeps the stream from finishing meanwhile.
-    if (read_more) StartRead(&read_);
+    if (read_more) Read();
     Launch(std::move(call));
+    HandOffToGrpc(this);
   }
 
   void OnWriteDone(bool ok) override {
+    TakeBackFromGrpc(&queue_);
     bool finish = false;
     bool resume = false;
     const ModelStreamInferResponse* next = nullptr;
@@ -71,12 +75,16 @@ class StreamInferReactor final
       }
       resume = ResumeReadLocked();
     }
-    if (resume) StartRead(&read_);
-    if (next != nullptr) StartWrite(next);
-    if (finish) Finish(grpc::Status::OK);
+    if (resume) Read();
+    if (next != nullptr) Write(next);
+    if (finish) Done();
+    HandOffToGrpc(this);
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    TakeBackFromGrpc(this);
+    delete this;
+  }
 
  private:
   struct Call {
@@ -158,10 +166,24 @@ class StreamInferReactor final
     }
     // While writing_ is set (or a read is outstanding) the stream cannot
     // finish, so `this` stays valid.
-    if (resume) StartRead(&read_);
-    if (write != nullptr) StartWrite(write);
-    if (finish) Finish(grpc::Status::OK);
+    if (resume) Read();
+    if (write != nullptr) Write(write);
+    if (finish) Done();
     return status;
+  }
+
+  // The reactor's operations, each handing its buffer to gRPC first.
+  void Read() {
+    HandOffToGrpc(&read_);
+    StartRead(&read_);
+  }
+  void Write(const ModelStreamInferResponse* response) {
+    HandOffToGrpc(&queue_);
+    StartWrite(response);
+  }
+  void Done() {
+    HandOffToGrpc(this);
+    Finish(grpc::Status::OK);
   }
 
   // True when reading was paused at the limit and may go on now; the caller
