@@ -34,7 +34,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithD
 # TSan runs a subset: build only what it runs (the conformance runner,
 # fuzzers, CLI and load generator would double the cold build).
 targets=()
-[ "$kind" = thread ] && targets=(--target engine_unit_tests server_unit_tests onyxd demo_models)
+[ "$kind" = thread ] && targets=(--target tsan_absl_sync_canary engine_unit_tests server_unit_tests onyxd demo_models)
 cmake --build "$build" "${targets[@]}" || exit 1
 rm -rf "$logs" && mkdir -p "$logs"
 
@@ -81,6 +81,14 @@ if [ "$kind" = address ]; then
   done
   run e2e_and_reliability ctest --test-dir "$build" --output-on-failure -R '^(e2e_|reliability_)'
 else
+  # TSan must see abseil's synchronization and still report a real race.
+  run tsan_sees_absl_sync "$build/tsan_absl_sync_canary"
+  if TSAN_OPTIONS="log_path=stderr" "$build/tsan_absl_sync_canary" race 2>&1 | grep -q "ThreadSanitizer: data race"; then
+    echo "PASS tsan_reports_a_real_race"
+  else
+    echo "FAIL tsan_reports_a_real_race: tsan_absl_sync_canary race was not reported"
+    failed+=(tsan_reports_a_real_race)
+  fi
   run engine_unit_tests "$build/engine/engine_unit_tests" \
     --gtest_filter='*Executor*:*Session*:*ThreadPool*:*ParallelFor*:*Stream*:*Arena*'
   run server_unit_tests "$build/server/server_unit_tests" \
