@@ -206,6 +206,36 @@ TEST(ContribKernelsTest, ShapeErrorsNameTheInput) {
               "the mask (2, 2) must be");
 }
 
+// The 8-bit weight forms the quantized matmuls take: int8 with zero point 0
+// and uint8 with 128 (both run in int8 by oneDNN), int8 with 3 (the float
+// path).
+struct WeightForm {
+  DataType type;
+  int zero_point;
+};
+constexpr WeightForm kWeightForms[] = {{DataType::kInt8, 0}, {DataType::kUint8, 128}, {DataType::kInt8, 3}};
+
+Tensor ByteScalar(DataType type, int value) {
+  Tensor t = Tensor::Allocate(type, {});
+  if (type == DataType::kInt8) t.mutable_data<int8_t>()[0] = static_cast<int8_t>(value);
+  else t.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(value);
+  return t;
+}
+
+// Random weights [k, n] of the form's type within 127 of its zero point; their
+// integer values in *values.
+Tensor RandomWeights(const WeightForm& f, int64_t k, int64_t n, std::mt19937& gen, std::vector<int>* values) {
+  std::uniform_int_distribution<int> byte(-127, 127);
+  values->resize(k * n);
+  for (int& v : *values) v = byte(gen) + (f.type == DataType::kUint8 ? 128 : 0);
+  Tensor b = Tensor::Allocate(f.type, {k, n});
+  for (int64_t i = 0; i < k * n; ++i) {
+    if (f.type == DataType::kInt8) b.mutable_data<int8_t>()[i] = static_cast<int8_t>((*values)[i]);
+    else b.mutable_data<uint8_t>()[i] = static_cast<uint8_t>((*values)[i]);
+  }
+  return b;
+}
+
 // DynamicQuantizeMatMul with constant B runs in int8 (oneDNN); the values
 // follow ONNX Runtime's formula written out here: A quantized to uint8 over
 // its range including 0 (zero point rounded half to even), the integer
@@ -216,21 +246,9 @@ TEST(ContribKernelsTest, DynamicQuantizeMatMulWithConstantWeightsMatchesTheFormu
   const int64_t m = 5, k = 37, n = 19;
   const std::vector<float> a = Random(m * k, 61), bias = Random(n, 62);
   std::mt19937 gen(63);
-  std::uniform_int_distribution<int> byte(-127, 127);
-  struct Form {
-    DataType type;
-    int zero_point;
-  };
-  for (const Form& f : {Form{DataType::kInt8, 0}, Form{DataType::kUint8, 128}, Form{DataType::kInt8, 3}}) {
-    std::vector<int> b_values(k * n);
-    for (int& v : b_values) v = byte(gen) + (f.type == DataType::kUint8 ? 128 : 0);
-    Tensor b = Tensor::Allocate(f.type, {k, n}), b_zp = Tensor::Allocate(f.type, {});
-    for (int64_t i = 0; i < k * n; ++i) {
-      if (f.type == DataType::kInt8) b.mutable_data<int8_t>()[i] = static_cast<int8_t>(b_values[i]);
-      else b.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(b_values[i]);
-    }
-    if (f.type == DataType::kInt8) b_zp.mutable_data<int8_t>()[0] = static_cast<int8_t>(f.zero_point);
-    else b_zp.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(f.zero_point);
+  for (const WeightForm& f : kWeightForms) {
+    std::vector<int> b_values;
+    Tensor b = RandomWeights(f, k, n, gen, &b_values), b_zp = ByteScalar(f.type, f.zero_point);
     const float b_scale = 0.013f;
     ModelBuilder model(17);
     model.Opset("com.microsoft", 1);
@@ -269,7 +287,7 @@ TEST(ContribKernelsTest, DynamicQuantizeMatMulWithConstantWeightsMatchesTheFormu
 TEST(ContribKernelsTest, MatMulIntegerToFloatMatchesTheFormula) {
   const int64_t rows = 6, k = 37, n = 19;
   std::mt19937 gen(71);
-  std::uniform_int_distribution<int> byte(-127, 127), ubyte(0, 255);
+  std::uniform_int_distribution<int> ubyte(0, 255);
   std::vector<int> a_values(rows * k);
   for (int& v : a_values) v = ubyte(gen);
   Tensor a = Tensor::Allocate(DataType::kUint8, {2, 3, k});
@@ -282,22 +300,10 @@ TEST(ContribKernelsTest, MatMulIntegerToFloatMatchesTheFormula) {
     return v;
   }();
   const std::vector<float> bias = Random(n, 73);
-  struct Form {
-    DataType type;
-    int zero_point;
-  };
-  for (const Form& f : {Form{DataType::kInt8, 0}, Form{DataType::kUint8, 128}, Form{DataType::kInt8, 3}}) {
-    std::vector<int> b_values(k * n);
-    for (int& v : b_values) v = byte(gen) + (f.type == DataType::kUint8 ? 128 : 0);
-    Tensor b = Tensor::Allocate(f.type, {k, n}), b_zp = Tensor::Allocate(f.type, {});
-    for (int64_t i = 0; i < k * n; ++i) {
-      if (f.type == DataType::kInt8) b.mutable_data<int8_t>()[i] = static_cast<int8_t>(b_values[i]);
-      else b.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(b_values[i]);
-    }
-    if (f.type == DataType::kInt8) b_zp.mutable_data<int8_t>()[0] = static_cast<int8_t>(f.zero_point);
-    else b_zp.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(f.zero_point);
-    Tensor a_zp_t = Tensor::Allocate(DataType::kUint8, {});
-    a_zp_t.mutable_data<uint8_t>()[0] = static_cast<uint8_t>(a_zp);
+  for (const WeightForm& f : kWeightForms) {
+    std::vector<int> b_values;
+    Tensor b = RandomWeights(f, k, n, gen, &b_values), b_zp = ByteScalar(f.type, f.zero_point);
+    const Tensor a_zp_t = ByteScalar(DataType::kUint8, a_zp);
     for (const char* activation : {"", "Relu", "Gelu"}) {
       const bool fused = activation[0] != '\0';
       ModelBuilder model(17);

@@ -34,6 +34,7 @@
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/math/gemm_util.h"
 #include "providers/cpu/math/matmul_shape.h"
+#include "providers/cpu/math/quantize_util.h"
 #include "providers/cpu/nn/dnnl_support.h"
 #include "providers/cpu/simd/vector_math.h"
 
@@ -238,24 +239,6 @@ class QuantMatMul final : public OpKernel {
     epilogue.activation = activation_;
     absl::Status status = int8_->RunToFloat(*a8, rows, static_cast<int32_t>(a_zp), epilogue, py);
     return status.ok() ? status : ctx.Error(status.message());
-  }
-
-  // The range of x including 0, over blocks on the intra-op threads.
-  static void ParallelRangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
-    constexpr int64_t kBlock = 65536;
-    const int64_t blocks = (n + kBlock - 1) / kBlock;
-    std::vector<float> block_lo(blocks, 0.f), block_hi(blocks, 0.f);
-    ParallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t b = begin; b < end; ++b) {
-        simd::RangeWithZero(x + b * kBlock, std::min(n, (b + 1) * kBlock) - b * kBlock, &block_lo[b], &block_hi[b]);
-      }
-    });
-    *lo = 0.f;
-    *hi = 0.f;
-    for (int64_t b = 0; b < blocks; ++b) {
-      *lo = std::min(*lo, block_lo[b]);
-      *hi = std::max(*hi, block_hi[b]);
-    }
   }
 
   // Quantizes float A to uint8 as ONNX Runtime's DynamicQuantizeMatMul does

@@ -191,20 +191,8 @@ class DynamicQuantizeLinear final : public OpKernel {
     }
     const float* x = x_in->data<float>();
     const int64_t n = x_in->num_elements();
-    // The range, always including 0: per block, then across blocks.
-    constexpr int64_t kBlock = 16384;
-    const int64_t blocks = (n + kBlock - 1) / kBlock;
-    std::vector<float> block_lo(blocks, 0.f), block_hi(blocks, 0.f);
-    ParallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t b = begin; b < end; ++b) {
-        simd::RangeWithZero(x + b * kBlock, std::min(n, (b + 1) * kBlock) - b * kBlock, &block_lo[b], &block_hi[b]);
-      }
-    });
     float lo = 0.f, hi = 0.f;
-    for (int64_t b = 0; b < blocks; ++b) {
-      lo = std::min(lo, block_lo[b]);
-      hi = std::max(hi, block_hi[b]);
-    }
+    ParallelRangeWithZero(x, n, &lo, &hi);
     const float scale = (hi - lo) / 255.f;
     const uint8_t zp = scale == 0.f ? 0 : SaturateRound<uint8_t>(-lo / scale, 0);
     ASSIGN_OR_RETURN(Tensor* y, ctx.Output(0, x_in->dims(), DataType::kUint8));
@@ -214,7 +202,7 @@ class DynamicQuantizeLinear final : public OpKernel {
     if (scale == 0.f) {
       std::fill(py, py + n, zp);
     } else {
-      ParallelFor(n, kBlock, [&](int64_t begin, int64_t end) {
+      ParallelFor(n, 16384, [&](int64_t begin, int64_t end) {
         simd::QuantizeUint8(x + begin, end - begin, scale, static_cast<float>(zp), py + begin);
       });
     }

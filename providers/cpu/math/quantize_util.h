@@ -1,15 +1,19 @@
 // Helpers for the quantized kernels (MatMulInteger, QLinearMatMul,
 // DynamicQuantizeLinear, ConvInteger, QLinearConv): reading scales and zero
-// points, and rounding back to 8-bit with saturation.
+// points, rounding back to 8-bit with saturation, and the range of a float
+// tensor that dynamic quantization starts from.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "common/parallel_for.h"
 #include "onyx/tensor.h"
 #include "providers/cpu/math/element_util.h"
+#include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
 
@@ -52,6 +56,26 @@ inline std::vector<int32_t> Dequantize8(const Tensor& t, const std::vector<int32
   if (t.type() == DataType::kInt8) fill(t.data<int8_t>());
   else fill(t.data<uint8_t>());
   return out;
+}
+
+// The range of x[0, n) widened to include 0 (what DynamicQuantizeLinear and
+// DynamicQuantizeMatMul quantize over): per block on the intra-op threads,
+// then across blocks.
+inline void ParallelRangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
+  constexpr int64_t kBlock = 16384;
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<float> block_lo(blocks, 0.f), block_hi(blocks, 0.f);
+  ParallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      simd::RangeWithZero(x + b * kBlock, std::min(n, (b + 1) * kBlock) - b * kBlock, &block_lo[b], &block_hi[b]);
+    }
+  });
+  *lo = 0.f;
+  *hi = 0.f;
+  for (int64_t b = 0; b < blocks; ++b) {
+    *lo = std::min(*lo, block_lo[b]);
+    *hi = std::max(*hi, block_hi[b]);
+  }
 }
 
 }  // namespace onyx
