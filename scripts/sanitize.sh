@@ -83,7 +83,8 @@ if [ "$kind" = address ]; then
 else
   # TSan must see abseil's synchronization and still report a real race.
   run tsan_sees_absl_sync "$build/tsan_absl_sync_canary"
-  if TSAN_OPTIONS="log_path=stderr" "$build/tsan_absl_sync_canary" race 2>&1 | grep -q "ThreadSanitizer: data race"; then
+  race_report=$(TSAN_OPTIONS="log_path=stderr" "$build/tsan_absl_sync_canary" race 2>&1)
+  if grep -q "ThreadSanitizer: data race" <<<"$race_report"; then
     echo "PASS tsan_reports_a_real_race"
   else
     echo "FAIL tsan_reports_a_real_race: tsan_absl_sync_canary race was not reported"
