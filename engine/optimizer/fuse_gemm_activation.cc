@@ -18,9 +18,17 @@ absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
   for (size_t i = 0; i < graph.NodeCapacity(); ++i) {
     Node* product = graph.node(i);
     const bool gemm = IsOp(product, "Gemm");
-    const bool fused_matmul = product != nullptr && product->domain == kOnyxDomain &&
-                              (product->op_type == "FusedMatMul" || product->op_type == "FusedMatMulIntegerToFloat") &&
-                              !product->attributes.count("activation");
+    // The quantized products: com.onyx's, and ONNX Runtime's forms, which
+    // become com.onyx's to carry the activation.
+    const bool quantized =
+        product != nullptr && !product->attributes.count("activation") &&
+        ((product->domain == kOnyxDomain &&
+          (product->op_type == "FusedMatMulIntegerToFloat" || product->op_type == "FusedDynamicQuantizeMatMul")) ||
+         (product->domain == kMicrosoftDomain &&
+          (product->op_type == "MatMulIntegerToFloat" || product->op_type == "DynamicQuantizeMatMul")));
+    const bool fused_matmul =
+        quantized || (product != nullptr && product->domain == kOnyxDomain && product->op_type == "FusedMatMul" &&
+                      !product->attributes.count("activation"));
     if (!gemm && !fused_matmul) continue;
     const ValueInfo* out = graph.FindValueInfo(product->outputs[0]);
     if (out == nullptr || out->type != DataType::kFloat) continue;
@@ -38,6 +46,7 @@ absl::StatusOr<bool> FuseGemmActivation::ApplyImpl(Graph& graph) const {
     } else {
       fused->name = product->name;
       fused->op_type = product->op_type;
+      if (product->domain == kMicrosoftDomain) fused->op_type = "Fused" + product->op_type;
     }
     fused->domain = kOnyxDomain;
     fused->inputs = product->inputs;

@@ -55,10 +55,50 @@ bool CastsToFloat(const Node* cast) {
   return it != cast->attributes.end() && it->second.i() == onnx::TensorProto::FLOAT;
 }
 
+// The constant [N] bias of an Add reading `value` as its only reader, or "".
+std::string ConstantBiasAfter(const Graph& graph, const std::string& value, int64_t n, Node** add) {
+  *add = SoleConsumer(graph, value);
+  if (!IsNumpyOp(*add, "Add") || (*add)->inputs.size() != 2) return "";
+  const std::string& other = OtherInput(**add, value);
+  const Tensor* t = ConstantValue(graph, other);
+  if (t == nullptr || t->type() != DataType::kFloat || t->rank() != 1 || t->num_elements() != n) return "";
+  return other;
+}
+
+// ONNX Runtime's own forms, DynamicQuantizeMatMul and MatMulIntegerToFloat
+// (com.microsoft) without a bias, followed by the Add of a constant bias: the
+// com.onyx form with the bias inside.
+bool FuseBiasIntoQuantizedProduct(Graph& graph, Node* product) {
+  if (product == nullptr || product->domain != kMicrosoftDomain || product->outputs.size() != 1) return false;
+  const bool dynamic = product->op_type == "DynamicQuantizeMatMul";
+  if (!dynamic && product->op_type != "MatMulIntegerToFloat") return false;
+  const size_t bias_input = dynamic ? 4 : 6;
+  if (product->inputs.size() > bias_input && !product->inputs[bias_input].empty()) return false;
+  if (product->inputs.size() < 2) return false;
+  const Tensor* b = ConstantValue(graph, product->inputs[1]);
+  if (b == nullptr || b->rank() != 2) return false;
+  Node* add = nullptr;
+  const std::string bias = ConstantBiasAfter(graph, product->outputs[0], b->dims()[1], &add);
+  if (bias.empty()) return false;
+  auto fused = std::make_unique<Node>();
+  fused->name = product->name.empty() ? graph.UniqueValueName(product->op_type) : product->name + "_bias";
+  fused->op_type = dynamic ? "FusedDynamicQuantizeMatMul" : "FusedMatMulIntegerToFloat";
+  fused->domain = kOnyxDomain;
+  fused->inputs = product->inputs;
+  fused->inputs.resize(bias_input);
+  fused->inputs.push_back(bias);
+  fused->outputs = {add->outputs[0]};
+  graph.RemoveNode(add->index);
+  graph.RemoveNode(product->index);
+  graph.AddNode(std::move(fused));
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FuseMatMulIntegerToFloat::ApplyImpl(Graph& graph) const {
   bool changed = false;
+  for (size_t i = 0; i < graph.NodeCapacity(); ++i) changed |= FuseBiasIntoQuantizedProduct(graph, graph.node(i));
   for (size_t i = 0; i < graph.NodeCapacity(); ++i) {
     Node* mmi = graph.node(i);
     if (!IsOp(mmi, "MatMulInteger") || mmi->inputs.size() < 2 || mmi->outputs.size() != 1) continue;
@@ -86,13 +126,8 @@ absl::StatusOr<bool> FuseMatMulIntegerToFloat::ApplyImpl(Graph& graph) const {
       continue;
     }
     // An Add of a constant [N] bias joins when it is the product's only reader.
-    Node* add = SoleConsumer(graph, mul->outputs[0]);
-    std::string bias;
-    if (IsNumpyOp(add, "Add") && add->inputs.size() == 2) {
-      const std::string& other = OtherInput(*add, mul->outputs[0]);
-      const Tensor* t = ConstantValue(graph, other);
-      if (t != nullptr && t->type() == DataType::kFloat && t->rank() == 1 && t->num_elements() == n) bias = other;
-    }
+    Node* add = nullptr;
+    const std::string bias = ConstantBiasAfter(graph, mul->outputs[0], n, &add);
 
     auto fused = std::make_unique<Node>();
     fused->name = mmi->name.empty() ? graph.UniqueValueName("FusedMatMulIntegerToFloat") : mmi->name + "_to_float";

@@ -5,7 +5,10 @@
 // written; the scale and bias are applied inside the int8 product
 // (providers/cpu/contrib/quant_matmul.cc). B must be a constant matrix [K, N],
 // a_scale and a_zp per tensor, b_scale and b_zp per tensor or per column,
-// the bias a constant [N].
+// the bias a constant [N]. ONNX Runtime's own forms, com.microsoft
+// DynamicQuantizeMatMul and MatMulIntegerToFloat, take a following constant
+// bias Add the same way (becoming com.onyx FusedDynamicQuantizeMatMul and
+// FusedMatMulIntegerToFloat).
 #pragma once
 
 #include "optimizer/graph_transformer.h"

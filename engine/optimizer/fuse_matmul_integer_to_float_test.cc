@@ -162,5 +162,25 @@ TEST(FuseMatMulIntegerToFloatTest, LeavesFormsItCannotFuse) {
   }
 }
 
+// ONNX Runtime's fused form, DynamicQuantizeMatMul, followed by the bias Add
+// and GELU its transformer optimizer leaves outside: one com.onyx node with
+// the unfused graph's values.
+TEST(FuseMatMulIntegerToFloatTest, DynamicQuantizeMatMulTakesBiasAndGelu) {
+  std::vector<int> w_values;
+  const Tensor w = Int8Weights(89, &w_values);
+  ModelBuilder m(20);
+  m.Opset("com.microsoft", 1);
+  m.Input("x", DataType::kFloat, {2, 3, kK}).Output("y", DataType::kFloat, {2, 3, kN});
+  m.Initializer("w", w).Initializer("w_zp", Int8Scalar(0)).Initializer("w_scale", FloatTensor({}, {0.007f}));
+  m.Initializer("bias", RandomFloatTensor({kN}, 90));
+  m.Node("DynamicQuantizeMatMul", {"x", "w", "w_scale", "w_zp"}, {"product"}).set_domain("com.microsoft");
+  m.Node("Add", {"product", "bias"}, {"biased"});
+  m.Node("Gelu", {"biased"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, kK}, 91))}});
+  EXPECT_EQ(Count(c.before, "DynamicQuantizeMatMul"), 1);
+  EXPECT_EQ(Count(c.after, "FusedDynamicQuantizeMatMul"), 1);
+  EXPECT_EQ(testing::Total(c.after), 1) << "the Add and the Gelu are inside";
+}
+
 }  // namespace
 }  // namespace onyx

@@ -18,8 +18,9 @@
 // magnitude for any realistic K, so the float accumulation equals ONNX
 // Runtime's int32 one.
 //
-// com.onyx FusedMatMulIntegerToFloat (written by the optimizer) is
-// MatMulIntegerToFloat with an optional `activation`, "Relu" or "Gelu".
+// com.onyx FusedMatMulIntegerToFloat and FusedDynamicQuantizeMatMul (written
+// by the optimizer) are the two with an optional `activation`, "Relu" or
+// "Gelu".
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -281,6 +282,7 @@ void RegisterContribQuantMatMulKernels(KernelRegistry& r) {
   // The optimizer's form of MatMulInteger -> Cast -> Mul (-> Add) (->
   // activation): MatMulIntegerToFloat's inputs plus `activation`.
   r.Register(KernelDefBuilder("FusedMatMulIntegerToFloat").Domain(kOnyxDomain).Build(), QuantFactory<false>());
+  r.Register(KernelDefBuilder("FusedDynamicQuantizeMatMul").Domain(kOnyxDomain).Build(), QuantFactory<true>());
 }
 
 }  // namespace onyx
