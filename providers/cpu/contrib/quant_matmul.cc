@@ -36,7 +36,6 @@
 #include "providers/cpu/math/gemm_util.h"
 #include "providers/cpu/math/matmul_shape.h"
 #include "providers/cpu/math/quantize_util.h"
-#include "providers/cpu/nn/dnnl_support.h"
 #include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
@@ -78,15 +77,10 @@ Tensor ShiftedB(const Tensor& b, const std::vector<float>& zp) {
 class QuantMatMul final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info, bool dynamic) {
-    const std::string activation = info.AttrOr<std::string>("activation", "");
     auto kernel = std::unique_ptr<QuantMatMul>(new QuantMatMul(dynamic));
-    if (activation == "Relu") {
-      kernel->activation_ = DnnlMatMul::Activation::kRelu;
-    } else if (activation == "Gelu") {
-      kernel->activation_ = DnnlMatMul::Activation::kGelu;
-    } else if (!activation.empty()) {
-      return info.Error("unsupported activation '" + activation + "' (supported: Relu, Gelu)");
-    }
+    auto activation = DnnlMatMul::ParseActivation(info.AttrOr<std::string>("activation", ""));
+    if (!activation.ok()) return info.Error(activation.status().message());
+    kernel->activation_ = *activation;
     // A constant 2-D B with constant zero points is prepared once: in int8
     // (oneDNN, VNNI) when oneDNN takes its zero point, else shifted to float
     // and packed for sgemm.
@@ -188,15 +182,10 @@ class QuantMatMul final : public OpKernel {
       for (int64_t r = begin; r < end; ++r) {
         float* row = py + r * n;
         for (int64_t j = 0; j < n; ++j) row[j] = row[j] * multiplier[j] + (pbias != nullptr ? pbias[j] : 0.f);
-        if (activation_ == DnnlMatMul::Activation::kRelu) {
-          for (int64_t j = 0; j < n; ++j) row[j] = std::max(row[j], 0.f);
-        }
       }
     });
-    if (activation_ == DnnlMatMul::Activation::kGelu) {
-      absl::Status status = DnnlEltwise(dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f, py, py, y->num_elements());
-      if (!status.ok()) return ctx.Error(status.message());
-    }
+    absl::Status status = DnnlMatMul::ApplyActivation(activation_, py, y->num_elements());
+    if (!status.ok()) return ctx.Error(status.message());
     return absl::OkStatus();
   }
 

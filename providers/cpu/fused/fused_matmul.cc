@@ -9,7 +9,6 @@
 #include "providers/cpu/fused/fused_kernels.h"
 #include "providers/cpu/math/dnnl_matmul.h"
 #include "providers/cpu/math/gemm_util.h"
-#include "providers/cpu/nn/dnnl_support.h"
 
 namespace onyx {
 namespace {
@@ -17,15 +16,9 @@ namespace {
 class FusedMatMul final : public OpKernel {
  public:
   static absl::StatusOr<std::unique_ptr<OpKernel>> Create(const OpKernelInfo& info) {
-    const std::string name = info.AttrOr<std::string>("activation", "");
-    DnnlMatMul::Activation activation = DnnlMatMul::Activation::kNone;
-    if (name == "Relu") {
-      activation = DnnlMatMul::Activation::kRelu;
-    } else if (name == "Gelu") {
-      activation = DnnlMatMul::Activation::kGelu;
-    } else if (!name.empty()) {
-      return info.Error("unsupported activation '" + name + "' (supported: Relu, Gelu)");
-    }
+    auto parsed = DnnlMatMul::ParseActivation(info.AttrOr<std::string>("activation", ""));
+    if (!parsed.ok()) return info.Error(parsed.status().message());
+    const DnnlMatMul::Activation activation = *parsed;
     std::unique_ptr<DnnlMatMul> dnnl;
     const Tensor* b = info.ConstantInput(1);
     const Tensor* bias = info.ConstantInput(2);
@@ -60,12 +53,8 @@ class FusedMatMul final : public OpKernel {
     const float* pb = bias.data<float>();
     for (int64_t r = 0; r < rows; ++r) std::copy(pb, pb + n, py + r * n);
     RETURN_IF_ERROR(Sgemm(false, false, rows, n, k, 1.f, a.data<float>(), k, b.data<float>(), n, 1.f, py, n));
-    if (activation_ == DnnlMatMul::Activation::kRelu) ReluInPlace(py, y->num_elements());
-    if (activation_ == DnnlMatMul::Activation::kGelu) {
-      absl::Status status = DnnlEltwise(dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f, py, py, y->num_elements());
-      if (!status.ok()) return ctx.Error(status.message());
-    }
-    return absl::OkStatus();
+    absl::Status status = DnnlMatMul::ApplyActivation(activation_, py, y->num_elements());
+    return status.ok() ? status : ctx.Error(status.message());
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "providers/cpu/math/dnnl_matmul.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -28,6 +29,21 @@ DnnlMatMul::DnnlMatMul(const Tensor& b, const Tensor* bias, Activation activatio
 }
 
 DnnlMatMul::~DnnlMatMul() = default;
+
+absl::StatusOr<DnnlMatMul::Activation> DnnlMatMul::ParseActivation(const std::string& name) {
+  if (name.empty()) return Activation::kNone;
+  if (name == "Relu") return Activation::kRelu;
+  if (name == "Gelu") return Activation::kGelu;
+  return absl::InvalidArgumentError("unsupported activation '" + name + "' (supported: Relu, Gelu)");
+}
+
+absl::Status DnnlMatMul::ApplyActivation(Activation activation, float* y, int64_t n) {
+  if (activation == Activation::kRelu) {
+    for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], 0.f);
+  }
+  if (activation == Activation::kGelu) return DnnlEltwise(dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f, y, y, n);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::unique_ptr<DnnlMatMul>> DnnlMatMul::Create(const Tensor& b, const Tensor* bias,
                                                                Activation activation, bool b_transposed) {

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,12 @@ namespace onyx {
 class DnnlMatMul {
  public:
   enum class Activation { kNone, kRelu, kGelu };
+  // A fused node's `activation` attribute: "" (none), "Relu" or "Gelu";
+  // INVALID_ARGUMENT naming the value otherwise.
+  static absl::StatusOr<Activation> ParseActivation(const std::string& name);
+  // Applies `activation` to y[0, n) in place (the paths that run outside a
+  // primitive): Relu, or GELU by oneDNN's eltwise, the post-op's formula.
+  static absl::Status ApplyActivation(Activation activation, float* y, int64_t n);
   static constexpr size_t kMaxCompiled = 64;
 
   // `b` is float [K, N] (or [N, K] with b_transposed: Gemm's transB) and
