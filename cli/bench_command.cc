@@ -45,7 +45,8 @@ const char kBenchHelp[] =
     "  --shape INPUT=D1,D2,.. the whole shape of INPUT (repeatable; wins over --batch and --dim)\n"
     "  --iterations K         timed runs (default 20)\n"
     "  --warmup K             untimed runs before them (default 3)\n"
-    "  --providers LIST       execution providers in priority order (default cpu)\n"
+    "  --providers LIST       execution providers in priority order (default cpu); one this\n"
+    "                         host cannot offer is an error, never timed as CPU\n"
     "  --optimization LEVEL   disabled | basic | extended | all (default all)\n"
     "  --seed S               seed of the random inputs (default 0)\n"
     "  --op-stats             add \"op_ms\": milliseconds per timed run spent in each op type\n"
@@ -269,6 +270,8 @@ int BenchCommand(const std::vector<std::string>& args) {
 
   SessionOptions options;
   options.providers = flags.providers;
+  // A figure labelled "cuda" must not be CPU's.
+  options.require_providers = true;
   options.optimization_level = flags.optimization;
   options.intra_op_threads = flags.threads > 0 ? flags.threads : ProcessCpuQuota();
   options.input_shape_overrides = *shapes;

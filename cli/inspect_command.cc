@@ -16,6 +16,7 @@ const char kInspectHelp[] =
     "\n"
     "flags:\n"
     "  --providers LIST         execution providers in priority order (default cpu)\n"
+    "  --custom-op-library PATH a custom-operator library to load (repeatable)\n"
     "  --max-cpu-fallback N     fail (exit 1) when more than N nodes fall back to CPU\n"
     "  --optimization LEVEL     disabled | basic | extended | all (default all)\n"
     "\n"
@@ -51,7 +52,7 @@ int InspectCommand(const std::vector<std::string>& args) {
       std::fputs(kInspectHelp, stdout);
       return 0;
     }
-    if (a == "--providers" || a == "--max-cpu-fallback" || a == "--optimization") {
+    if (a == "--providers" || a == "--max-cpu-fallback" || a == "--optimization" || a == "--custom-op-library") {
       if (i + 1 >= args.size()) {
         std::fprintf(stderr, "onyx inspect: missing value for flag '%s'\n", a.c_str());
         return 2;
@@ -59,6 +60,8 @@ int InspectCommand(const std::vector<std::string>& args) {
       const std::string& value = args[++i];
       if (a == "--providers") {
         options.providers = SplitList(value);
+      } else if (a == "--custom-op-library") {
+        options.custom_op_libraries.push_back(value);
       } else if (a == "--max-cpu-fallback") {
         auto n = ParseIntFlag(a, value, 0, INT64_MAX);
         if (!n.ok()) {

@@ -25,6 +25,7 @@ const char kRunHelp[] =
     "  --outputs DIR           directory to write output_N.pb files to (created if missing)\n"
     "  --optimization LEVEL    graph rewriting: disabled | basic | extended | all (default all)\n"
     "  --providers LIST        execution providers in priority order, e.g. cuda,cpu (default cpu)\n"
+    "  --custom-op-library PATH  a custom-operator library to load (repeatable)\n"
     "  --optimized-model PATH  also write the rewritten graph to PATH\n"
     "  --threads N             intra-op threads (default: the process's CPU quota)\n"
     "  --repeat N              run N times (steady-state memory and timing); writes the last outputs\n"
@@ -56,13 +57,18 @@ int BadFlag(const absl::Status& status) {
 
 int RunCommand(const std::vector<std::string>& args) {
   std::map<std::string, std::string> flags;
+  std::vector<std::string> custom_op_libraries;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
       std::fputs(kRunHelp, stdout);
       return 0;
     }
-    static const char* kKnown[] = {"--model",     "--inputs",          "--outputs", "--optimization",
-                                   "--providers", "--optimized-model", "--threads", "--repeat"};
+    if (args[i] == "--custom-op-library" && i + 1 < args.size()) {
+      custom_op_libraries.push_back(args[++i]);
+      continue;
+    }
+    static const char* kKnown[] = {"--model",           "--inputs",  "--outputs", "--optimization",     "--providers",
+                                   "--optimized-model", "--threads", "--repeat",  "--custom-op-library"};
     bool known = false;
     for (const char* k : kKnown) known |= args[i] == k;
     if (!known || i + 1 >= args.size()) {
@@ -80,6 +86,7 @@ int RunCommand(const std::vector<std::string>& args) {
     }
   }
   SessionOptions options;
+  options.custom_op_libraries = custom_op_libraries;
   if (flags.count("--optimization")) {
     auto level = ParseOptimizationLevel(flags["--optimization"]);
     if (!level.ok()) return BadFlag(level.status());

@@ -11,6 +11,9 @@ std::string PartitionReport::ToString() const {
   for (const auto& [provider, count] : nodes_per_provider) {
     absl::StrAppend(&out, "  provider ", provider, ": ", count, " nodes\n");
   }
+  for (const auto& [provider, reason] : unavailable_providers) {
+    absl::StrAppend(&out, "  provider ", provider, " unavailable: ", reason, "\n");
+  }
   absl::StrAppend(&out, "  partitions: ", partitions, "\n  memcpy nodes: ", memcpy_nodes,
                   "\n  cpu fallback nodes: ", fallback_nodes.size(), "\n");
   for (const auto& f : fallback_nodes) {

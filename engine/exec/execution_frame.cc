@@ -47,7 +47,7 @@ absl::StatusOr<Tensor*> ExecutionFrame::AllocateTensor(int slot, DataType type, 
     auto chunk = device_arena->Allocate(bytes);
     if (!chunk.ok()) return chunk.status();
     void* data = *chunk;
-    if (bytes > 0 && zero_fill) std::memset(data, 0, bytes);
+    if (bytes > 0 && zero_fill && device_arena->host_accessible()) std::memset(data, 0, bytes);
     values_[slot] = Value(Tensor::FromBuffer(type, dims, data, device_arena->OwnChunk(data)));
     return &values_[slot].mutable_tensor();
   }

@@ -17,6 +17,10 @@ class IAllocator {
   virtual absl::StatusOr<void*> Allocate(size_t bytes) = 0;
   virtual void Free(void* p) = 0;
   virtual const char* device() const = 0;
+  // Whether the host may read and write this memory directly. The execution
+  // frame zero-fills outputs (OpKernelContext::Output) only in memory it can
+  // touch; a device kernel allocates with OutputForOverwrite.
+  virtual bool host_accessible() const { return true; }
 };
 
 // Host memory from the C heap, 64-byte aligned.

@@ -68,6 +68,7 @@ class BFCArena final : public IAllocator, public std::enable_shared_from_this<BF
   absl::StatusOr<void*> Allocate(size_t bytes) override;
   void Free(void* p) override;
   const char* device() const override { return device_->device(); }
+  bool host_accessible() const override { return device_->host_accessible(); }
 
   // Allocation on behalf of `stream` (>= 0); see the class comment.
   absl::StatusOr<void*> AllocateOnStream(size_t bytes, int stream);

@@ -56,10 +56,10 @@ absl::StatusOr<std::shared_ptr<BFCArena>> AcquireCpuArena(const std::string& gro
   Entry& entry = registry.arenas[{device, group}];
   if (std::shared_ptr<BFCArena> live = entry.arena.lock()) {
     if (entry.limit_bytes != limit_bytes) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "arena group '", group, "' on ", device, " is live with a limit of ", entry.limit_bytes,
-          " bytes (0 = none); a session asked for ", limit_bytes,
-          " bytes: every session of a group must use the same limit"));
+      return absl::FailedPreconditionError(absl::StrCat("arena group '", group, "' on ", device,
+                                                        " is live with a limit of ", entry.limit_bytes,
+                                                        " bytes (0 = none); a session asked for ", limit_bytes,
+                                                        " bytes: every session of a group must use the same limit"));
     }
     return live;
   }
@@ -70,6 +70,14 @@ absl::StatusOr<std::shared_ptr<BFCArena>> AcquireCpuArena(const std::string& gro
   entry.arena = arena;
   entry.limit_bytes = limit_bytes;
   return arena;
+}
+
+void RegisterDeviceArena(const std::string& device, const std::shared_ptr<BFCArena>& arena) {
+  Registry& registry = GetRegistry();
+  absl::MutexLock lock(&registry.mu);
+  Entry& entry = registry.arenas[{device, ""}];
+  entry.arena = arena;
+  entry.limit_bytes = 0;
 }
 
 std::vector<LiveArena> LiveArenas() {

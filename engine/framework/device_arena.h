@@ -41,6 +41,11 @@ struct LiveArena {
   std::shared_ptr<BFCArena> arena;
 };
 
+// Lists a provider's device arena (e.g. "cuda:0", "test") in LiveArenas()
+// and the engine's arena metrics, as group "", for as long as it lives (the
+// registry holds a weak reference). Registering a device again replaces it.
+void RegisterDeviceArena(const std::string& device, const std::shared_ptr<BFCArena>& arena);
+
 // Every arena with a holder, by (device, group); the shared arena also while
 // it still reserves memory after its last holder went.
 std::vector<LiveArena> LiveArenas();

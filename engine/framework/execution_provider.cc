@@ -49,6 +49,11 @@ absl::StatusOr<std::unique_ptr<IExecutionProvider>> ProviderRegistry::Create(con
   return factory(options);
 }
 
+bool ProviderRegistry::Contains(const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  return factories_.count(name) > 0;
+}
+
 std::vector<std::string> ProviderRegistry::Names() const {
   absl::MutexLock lock(&mu_);
   std::vector<std::string> names;

@@ -44,6 +44,12 @@ class IExecutionProvider {
   // memory (the process-wide CPU arena).
   virtual BFCArena* arena() const { return nullptr; }
 
+  // True when this provider's kernels take constant initializers in host
+  // memory (reading them once at creation through OpKernelInfo::ConstantInput
+  // and keeping their own device copy): the partitioner then copies no
+  // initializer to this provider's device per run.
+  virtual bool ConstantInputsOnHost() const { return false; }
+
   // A stream for one session's lane on this device, or nullptr when the
   // provider's kernels run synchronously on the calling CPU thread.
   virtual std::unique_ptr<Stream> CreateStream() const { return nullptr; }
@@ -71,6 +77,7 @@ class ProviderRegistry {
   absl::StatusOr<std::unique_ptr<IExecutionProvider>> Create(const std::string& name,
                                                              const ProviderOptions& options) const;
   std::vector<std::string> Names() const;
+  bool Contains(const std::string& name) const;
 
  private:
   mutable absl::Mutex mu_;

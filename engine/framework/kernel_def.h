@@ -16,10 +16,10 @@ namespace onyx {
 
 struct KernelDef {
   std::string op_type;
-  std::string domain;            // "" = default ONNX domain
-  int since_version = 1;         // matched against the node's resolved schema version
-  int end_version = INT_MAX;     // inclusive
-  std::string provider;          // filled in by the registry's owner
+  std::string domain;         // "" = default ONNX domain
+  int since_version = 1;      // matched against the node's resolved schema version
+  int end_version = INT_MAX;  // inclusive
+  std::string provider;       // filled in by the registry's owner
   // Type parameter name ("T", "T1") -> allowed element types. A parameter not
   // listed accepts every type.
   std::map<std::string, std::vector<DataType>> type_constraints;
@@ -55,15 +55,14 @@ class KernelDefBuilder {
 };
 
 // Common type lists.
-inline const std::vector<DataType> kFloatTypes = {DataType::kFloat, DataType::kDouble,
-                                                  DataType::kFloat16, DataType::kBFloat16};
-inline const std::vector<DataType> kIntTypes = {DataType::kInt8,   DataType::kInt16,  DataType::kInt32,
-                                                DataType::kInt64,  DataType::kUint8,  DataType::kUint16,
+inline const std::vector<DataType> kFloatTypes = {DataType::kFloat, DataType::kDouble, DataType::kFloat16,
+                                                  DataType::kBFloat16};
+inline const std::vector<DataType> kIntTypes = {DataType::kInt8,   DataType::kInt16, DataType::kInt32,
+                                                DataType::kInt64,  DataType::kUint8, DataType::kUint16,
                                                 DataType::kUint32, DataType::kUint64};
 inline const std::vector<DataType> kNumericTypes = {
-    DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16, DataType::kInt8,
-    DataType::kInt16, DataType::kInt32,  DataType::kInt64,   DataType::kUint8,    DataType::kUint16,
-    DataType::kUint32, DataType::kUint64};
+    DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16, DataType::kInt8,   DataType::kInt16,
+    DataType::kInt32, DataType::kInt64,  DataType::kUint8,   DataType::kUint16,   DataType::kUint32, DataType::kUint64};
 inline const std::vector<DataType> kAllTypes = {
     DataType::kFloat,  DataType::kDouble, DataType::kFloat16, DataType::kBFloat16, DataType::kInt8,
     DataType::kInt16,  DataType::kInt32,  DataType::kInt64,   DataType::kUint8,    DataType::kUint16,

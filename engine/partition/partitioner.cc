@@ -64,11 +64,19 @@ int64_t InsertMemcpyNodes(Graph& graph, const std::vector<const IExecutionProvid
     copies_made[key] = copied;
     return copied;
   };
+  // Initializers no feed can override: a provider taking constants on host
+  // reads them once when its kernel is created, so they need no copy per run.
+  std::set<std::string> constants;
+  for (const auto& [name, tensor] : graph.initializers()) constants.insert(name);
+  for (const auto& d : graph.declared_inputs()) constants.erase(d);
   for (Node* n : graph.Nodes()) {
     if (n->domain == kOnyxDomain && absl::StartsWith(n->op_type, "Memcpy")) continue;
     std::string device = DeviceOf(providers, n->provider);
+    const IExecutionProvider* provider = FindProvider(providers, n->provider);
+    const bool constants_on_host = provider != nullptr && provider->ConstantInputsOnHost();
     for (auto& in : n->inputs) {
       if (in.empty()) continue;
+      if (constants_on_host && constants.count(in)) continue;
       auto it = value_device.find(in);
       std::string from = it == value_device.end() ? "cpu" : it->second;
       if (from != device) in = copy_of(in, from, device, n->provider);
@@ -171,7 +179,8 @@ absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<c
     }
     for (const auto& [index, reason] : cap.declined) {
       all_reasons[index].push_back(absl::StrCat(provider->name(), ": ", reason));
-      if (provider != cpu && !first_decline.count(index)) {
+      // Only a provider of another device is one a node "falls back" from.
+      if (provider != cpu && std::string_view(provider->device()) != "cpu" && !first_decline.count(index)) {
         first_decline[index] = {std::string(provider->name()), reason};
       }
     }
@@ -182,7 +191,8 @@ absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<c
       unplaced.push_back(n);
       continue;
     }
-    if (n->provider == cpu->name() && first_decline.count(n->index)) {
+    const IExecutionProvider* runs_on = FindProvider(providers, n->provider);
+    if (runs_on != nullptr && std::string_view(runs_on->device()) == "cpu" && first_decline.count(n->index)) {
       const auto& [provider, reason] = first_decline[n->index];
       report.fallback_nodes.push_back(FallbackNode{n->name.empty() ? absl::StrCat(n->op_type, "#", n->index) : n->name,
                                                    n->op_type, provider, reason});
@@ -201,6 +211,25 @@ absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<c
     previous = n->provider;
   }
   return report;
+}
+
+void CountUnavailableProviderFallback(const Graph& graph, const std::map<std::string, std::string>& unavailable,
+                                      PartitionReport& report) {
+  if (unavailable.empty()) return;
+  report.unavailable_providers.insert(unavailable.begin(), unavailable.end());
+  const auto& [provider, reason] = *unavailable.begin();
+  std::set<std::string> counted;
+  for (const FallbackNode& f : report.fallback_nodes) counted.insert(f.node);
+  for (const Node* n : graph.Nodes()) {
+    if ((n->provider != "cpu" && n->provider != "custom_ops") ||
+        (n->domain == kOnyxDomain && absl::StartsWith(n->op_type, "Memcpy"))) {
+      continue;
+    }
+    std::string label = n->name.empty() ? absl::StrCat(n->op_type, "#", n->index) : n->name;
+    if (!counted.insert(label).second) continue;
+    report.fallback_nodes.push_back(
+        FallbackNode{std::move(label), n->op_type, provider, absl::StrCat("provider unavailable: ", reason)});
+  }
 }
 
 }  // namespace onyx

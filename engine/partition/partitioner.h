@@ -7,6 +7,8 @@
 // domain com.onyx, run by the device-side provider).
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -20,5 +22,12 @@ namespace onyx {
 // assigned to CPU together with their control-flow node. FAILED_PRECONDITION
 // when no provider can run some node, with every provider's reason.
 absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<const IExecutionProvider*>& providers);
+
+// Providers the session asked for but the host could not create (name ->
+// why): every node of the partitioned graph that runs on CPU and is not yet
+// a fallback node becomes one, declined by the first of them with that
+// reason; `unavailable` is recorded in the report.
+void CountUnavailableProviderFallback(const Graph& graph, const std::map<std::string, std::string>& unavailable,
+                                      PartitionReport& report);
 
 }  // namespace onyx

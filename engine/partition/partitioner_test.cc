@@ -1,8 +1,11 @@
 #include "partition/partitioner.h"
 
+#include <dlfcn.h>
+
 #include "gtest/gtest.h"
+#include "onyx/memory.h"
 #include "onyx/session.h"
-#include "providers/testing/test_provider.h"
+#include "session/provider_loader.h"
 #include "tests/util/model_builder.h"
 
 namespace onyx {
@@ -10,6 +13,28 @@ namespace {
 
 using testing::FloatTensor;
 using testing::ModelBuilder;
+
+// Copies made so far by the test provider's Memcpy kernels (its library
+// exports the count).
+int64_t TestProviderCopies() {
+  auto library = LoadProviderLibrary("test");
+  EXPECT_TRUE(library.ok()) << library.status();
+  if (!library.ok()) return -1;
+  auto copies = reinterpret_cast<void (*)(int64_t*, int64_t*)>(dlsym((*library)->handle, "OnyxTestProviderCopies"));
+  EXPECT_NE(copies, nullptr);
+  if (copies == nullptr) return -1;
+  int64_t to_host = 0, from_host = 0;
+  copies(&to_host, &from_host);
+  return to_host + from_host;
+}
+
+ArenaStats TestDeviceArenaStats() {
+  for (const ArenaStats& a : GetArenaStats()) {
+    if (a.device == "test") return a;
+  }
+  ADD_FAILURE() << "no arena of device 'test' is listed";
+  return {};
+}
 
 // x -> Relu -> Softmax -> Add(x) -> y, with the test device claiming Relu and Add.
 ModelBuilder Chain() {
@@ -39,12 +64,12 @@ TEST(PartitionerTest, CountsFallbackCopiesAndPartitionsExactly) {
 
   // The copies really happen, and the results equal a CPU-only run.
   Feeds feeds = {{"x", Value(testing::RandomFloatTensor({2, 3}, 1))}};
-  int64_t before = TestExecutionProvider::copies_from_host() + TestExecutionProvider::copies_to_host();
+  int64_t before = TestProviderCopies();
   auto out = (*session)->Run(RunOptions(), feeds, {});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(TestExecutionProvider::copies_from_host() + TestExecutionProvider::copies_to_host() - before, 4);
+  EXPECT_EQ(TestProviderCopies() - before, 4);
   // Device values lived in the device arena, and were all freed by run end.
-  BFCArena::Stats device = TestExecutionProvider::DeviceArena().GetStats();
+  ArenaStats device = TestDeviceArenaStats();
   EXPECT_GE(device.allocations, 4);  // x and s copied in, r and y computed there
   EXPECT_EQ(device.in_use_bytes, 0);
   auto cpu = InferenceSession::CreateFromBytes(Chain().Serialize(), {});
@@ -82,10 +107,17 @@ TEST(PartitionerTest, FallbackGateFailsCreateWithTheReport) {
 
 TEST(PartitionerTest, UnknownProviderIsNamed) {
   SessionOptions options;
-  options.providers = {"warp-drive"};
+  options.providers = {"warp_drive"};
+  options.require_providers = true;
   auto session = InferenceSession::CreateFromBytes(Chain().Serialize(), options);
   EXPECT_TRUE(absl::IsNotFound(session.status()));
-  EXPECT_NE(session.status().message().find("warp-drive"), absl::string_view::npos);
+  EXPECT_NE(session.status().message().find("'warp_drive'"), absl::string_view::npos) << session.status();
+  // A name no provider library can have is an error, required or not.
+  options.providers = {"warp-drive"};
+  options.require_providers = false;
+  session = InferenceSession::CreateFromBytes(Chain().Serialize(), options);
+  EXPECT_TRUE(absl::IsInvalidArgument(session.status()));
+  EXPECT_NE(session.status().message().find("warp-drive"), absl::string_view::npos) << session.status();
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "optimizer/nhwc_layout.h"
 #include "partition/function_inliner.h"
 #include "partition/partitioner.h"
+#include "session/custom_op_library.h"
 #include "session/model_writer.h"
 #include "session/plan_builder.h"
 #include "session/provider_registry.h"
@@ -66,12 +67,23 @@ class InferenceSession::Impl {
 
 namespace {
 
-absl::StatusOr<std::vector<std::unique_ptr<IExecutionProvider>>> CreateProviders(const SessionOptions& options) {
+struct CreatedProviders {
+  std::vector<std::unique_ptr<IExecutionProvider>> providers;  // ends with cpu
+  std::map<std::string, std::string> unavailable;              // name -> why
+};
+
+// Providers the host cannot offer (library missing or unloadable, no device)
+// are left out unless required; a bad option is the caller's error either way.
+bool ProviderUnavailable(const absl::Status& status) {
+  return absl::IsNotFound(status) || absl::IsFailedPrecondition(status) || absl::IsUnavailable(status);
+}
+
+absl::StatusOr<CreatedProviders> CreateProviders(const SessionOptions& options, const std::string& label) {
   std::vector<std::string> names = options.providers;
   // CPU is always the last resort, whatever position it was listed at.
   names.erase(std::remove(names.begin(), names.end(), "cpu"), names.end());
   names.push_back("cpu");
-  std::vector<std::unique_ptr<IExecutionProvider>> providers;
+  CreatedProviders created;
   for (const auto& spec : names) {
     // "name" or "name:key=value;key=value"
     std::string name = spec.substr(0, spec.find(':'));
@@ -82,10 +94,34 @@ absl::StatusOr<std::vector<std::unique_ptr<IExecutionProvider>>> CreateProviders
         provider_options.settings[pair.first] = pair.second;
       }
     }
-    ASSIGN_OR_RETURN(auto provider, GlobalProviderRegistry().Create(name, provider_options));
-    providers.push_back(std::move(provider));
+    auto provider = CreateProvider(name, provider_options);
+    if (!provider.ok()) {
+      if (name == "cpu" || options.require_providers || !ProviderUnavailable(provider.status())) {
+        return absl::Status(provider.status().code(),
+                            absl::StrCat(label, ": execution provider '", name, "'",
+                                         options.require_providers && name != "cpu" ? " (required)" : "", ": ",
+                                         provider.status().message()));
+      }
+      EngineLogger()->warn("{}: execution provider '{}' unavailable, its nodes fall back to CPU: {}", label, name,
+                           std::string(provider.status().message()));
+      created.unavailable[name] = std::string(provider.status().message());
+      continue;
+    }
+    if (name == "cpu" && !options.custom_op_libraries.empty()) {
+      // Custom ops run on host memory, ahead of CPU, which has no kernel for them.
+      std::vector<const CustomOpLibrary*> libraries;
+      for (const std::string& path : options.custom_op_libraries) {
+        auto library = LoadCustomOpLibrary(path);
+        if (!library.ok()) {
+          return absl::Status(library.status().code(), absl::StrCat(label, ": ", library.status().message()));
+        }
+        libraries.push_back(*library);
+      }
+      created.providers.push_back(CreateCustomOpProvider(libraries));
+    }
+    created.providers.push_back(*std::move(provider));
   }
-  return providers;
+  return created;
 }
 
 std::string ShapeText(const ValueInfo& info) {
@@ -196,7 +232,8 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
     }
   }
 
-  ASSIGN_OR_RETURN(impl->providers, CreateProviders(options));
+  ASSIGN_OR_RETURN(CreatedProviders created, CreateProviders(options, impl->label));
+  impl->providers = std::move(created.providers);
   for (const auto& p : impl->providers) impl->provider_views.push_back(p.get());
 
   // Constant folding evaluates nodes with the CPU provider, always the last.
@@ -217,7 +254,9 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
   }
   // The channels-last operators are the CPU provider's: the layout changes
   // only when it runs the whole graph.
-  if (options.optimization_level == OptimizationLevel::kAll && impl->providers.size() == 1) {
+  const bool host_only = std::all_of(impl->providers.begin(), impl->providers.end(),
+                                     [](const auto& p) { return std::string_view(p->device()) == "cpu"; });
+  if (options.optimization_level == OptimizationLevel::kAll && host_only) {
     auto layout = NhwcLayout().Apply(graph);
     if (!layout.ok())
       return absl::Status(layout.status().code(), absl::StrCat(impl->label, ": ", layout.status().message()));
@@ -227,6 +266,7 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
     return absl::Status(report.status().code(), absl::StrCat(impl->label, ": ", report.status().message()));
   }
   impl->report = *std::move(report);
+  CountUnavailableProviderFallback(graph, created.unavailable, impl->report);
   if (options.max_cpu_fallback_nodes >= 0 &&
       static_cast<int64_t>(impl->report.fallback_nodes.size()) > options.max_cpu_fallback_nodes) {
     return absl::FailedPreconditionError(absl::StrCat(impl->label, ": ", impl->report.fallback_nodes.size(),

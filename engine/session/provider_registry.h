@@ -14,6 +14,14 @@ namespace onyx {
 // The registry, filled by RegisterBuiltinProviders on first use. Thread-safe.
 ProviderRegistry& GlobalProviderRegistry();
 
+// Creates provider `name`: a built-in one from the registry, otherwise from
+// its provider library (session/provider_loader.h), whose factory is then
+// registered for later calls. NOT_FOUND names the built-in providers and the
+// folders searched; other errors are the library's or the factory's (e.g.
+// UNAVAILABLE when the device is missing).
+absl::StatusOr<std::unique_ptr<IExecutionProvider>> CreateProvider(const std::string& name,
+                                                                   const ProviderOptions& options);
+
 // Registers the providers linked into this binary ("cpu", ...). Defined by
 // the runtime library, not by the engine.
 void RegisterBuiltinProviders(ProviderRegistry& registry);

@@ -8,6 +8,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "framework/device_arena.h"
+#include "framework/provider_library.h"
 #include "graph/op_domains.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/cpu_provider.h"
@@ -108,11 +110,14 @@ TestExecutionProvider::TestExecutionProvider(std::set<std::string> ops, int64_t 
 }
 
 BFCArena& TestExecutionProvider::DeviceArena() {
-  static BFCArena* arena = [] {
+  // Listed in the engine's arena stats as device "test", like a GPU's arena.
+  static const std::shared_ptr<BFCArena>* arena = [] {
     static TestDeviceAllocator* device = new TestDeviceAllocator();
-    return new BFCArena(device, BFCArena::Options{});
+    auto* shared = new std::shared_ptr<BFCArena>(std::make_shared<BFCArena>(device, BFCArena::Options{}));
+    RegisterDeviceArena("test", *shared);
+    return shared;
   }();
-  return *arena;
+  return **arena;
 }
 
 int64_t TestExecutionProvider::copies_to_host() { return g_to_host.load(); }
@@ -146,3 +151,12 @@ absl::StatusOr<std::unique_ptr<IExecutionProvider>> CreateTestExecutionProvider(
 }
 
 }  // namespace onyx
+
+ONYX_PROVIDER_LIBRARY("test", onyx::CreateTestExecutionProvider)
+
+// Copies made by the Memcpy kernels of every test provider in the process,
+// for tests that check the copies really happen (looked up with dlsym).
+extern "C" __attribute__((visibility("default"))) void OnyxTestProviderCopies(int64_t* to_host, int64_t* from_host) {
+  *to_host = onyx::TestExecutionProvider::copies_to_host();
+  *from_host = onyx::TestExecutionProvider::copies_from_host();
+}

@@ -12,9 +12,13 @@
 // Its kernels run on the session's test-device stream, a thread of its own, so
 // waits between that lane and CPU lanes are real.
 //
-// Registered under the name "test" by the test runtime
-// (providers/builtin_providers.cc built with ONYX_WITH_TEST_PROVIDER).
-// Thread-safe.
+// Built as the provider library libonyx_provider_test.so, which the test
+// runtime (providers/builtin_providers.cc built with ONYX_WITH_TEST_PROVIDER)
+// lets the loader find: so the loader, the handshake and the library boundary
+// are exercised on every machine. Besides its entry point it exports
+// OnyxTestProviderCopies(int64_t* to_host, int64_t* from_host), the copy
+// counts below, and its device arena is listed in the engine's arena stats as
+// device "test". Thread-safe.
 #pragma once
 
 #include <atomic>

@@ -138,9 +138,9 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
   RETURN_IF_ERROR(yaml_util::CheckKeys(
       root,
       {"max_batch_size", "buckets", "dynamic_batching", "instance_count", "providers",
-       "optimization_level", "max_cpu_fallback_nodes", "intra_op_threads", "inter_op_threads",
-       "enable_mem_pattern", "mem_pattern_cache_size", "arena_limit_bytes", "warmup",
-       "version_policy", "padded_dims"},
+       "require_providers", "custom_op_libraries", "optimization_level", "max_cpu_fallback_nodes",
+       "intra_op_threads", "inter_op_threads", "enable_mem_pattern", "mem_pattern_cache_size",
+       "arena_limit_bytes", "warmup", "version_policy", "padded_dims"},
       source, ""));
   ModelConfigFile file;
   if (root["version_policy"]) {
@@ -161,6 +161,25 @@ absl::StatusOr<ModelConfigFile> ParseUnsafe(absl::string_view text, absl::string
       providers.push_back(std::move(name));
     }
     file.providers = std::move(providers);
+  }
+  if (root["require_providers"]) {
+    ASSIGN_OR_RETURN(file.require_providers, GetBool(root["require_providers"], source, "require_providers"));
+  }
+  if (root["custom_op_libraries"]) {
+    const YAML::Node list = root["custom_op_libraries"];
+    if (!list.IsSequence()) {
+      return yaml_util::BadValue(source, "custom_op_libraries", "a list of library paths",
+                                 yaml_util::Describe(list));
+    }
+    std::vector<std::string> paths;
+    for (size_t i = 0; i < list.size(); ++i) {
+      ASSIGN_OR_RETURN(std::string path, yaml_util::GetString(list[i], source, "custom_op_libraries"));
+      if (path.empty()) {
+        return yaml_util::BadValue(source, "custom_op_libraries", "a non-empty library path", "''");
+      }
+      paths.push_back(std::move(path));
+    }
+    file.custom_op_libraries = std::move(paths);
   }
   if (root["optimization_level"]) {
     ASSIGN_OR_RETURN(std::string level,
@@ -326,6 +345,8 @@ absl::StatusOr<ModelConfig> ResolveModelConfig(const ModelConfigFile& file,
   }
   if (file.instance_count) config.instance_count = *file.instance_count;
   if (file.providers) config.providers = *file.providers;
+  if (file.require_providers) config.require_providers = *file.require_providers;
+  if (file.custom_op_libraries) config.custom_op_libraries = *file.custom_op_libraries;
   if (file.optimization_level) config.optimization_level = *file.optimization_level;
   if (file.max_cpu_fallback_nodes) config.max_cpu_fallback_nodes = *file.max_cpu_fallback_nodes;
   if (file.intra_op_threads) config.intra_op_threads = *file.intra_op_threads;

@@ -97,6 +97,11 @@ struct ModelConfig {
   int64_t instance_count = 1;
   // Engine session settings of every bucket session.
   std::vector<std::string> providers = {"cpu"};
+  // A listed provider this host cannot offer fails the load instead of
+  // falling back to CPU (counted).
+  bool require_providers = false;
+  // Custom-operator libraries, as written (relative = from the model's folder).
+  std::vector<std::string> custom_op_libraries;
   std::string optimization_level = "all";
   int64_t max_cpu_fallback_nodes = -1;  // -1: no gate
   int64_t intra_op_threads = 0;         // 0: DefaultIntraOpThreads()
@@ -120,6 +125,8 @@ struct ModelConfigFile {
   std::optional<int64_t> max_inflight_bytes;
   std::optional<int64_t> instance_count;
   std::optional<std::vector<std::string>> providers;
+  std::optional<bool> require_providers;
+  std::optional<std::vector<std::string>> custom_op_libraries;
   std::optional<std::string> optimization_level;
   std::optional<int64_t> max_cpu_fallback_nodes;
   std::optional<int64_t> intra_op_threads;

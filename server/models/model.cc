@@ -163,6 +163,17 @@ absl::Status Model::Init(const Options& options) {
   // bucket sessions fix its batch dimension.
   onyx::SessionOptions probe_options = options.session_options;
   probe_options.optimization_level = onyx::OptimizationLevel::kDisabled;
+  // Custom-op libraries, relative paths from the model's folder (<repo>/<model>).
+  std::vector<std::string> custom_op_libraries;
+  if (file.custom_op_libraries) {
+    const std::filesystem::path model_folder =
+        std::filesystem::path(model_path).parent_path().parent_path();
+    for (const std::string& library : *file.custom_op_libraries) {
+      std::filesystem::path path(library);
+      custom_op_libraries.push_back(path.is_absolute() ? library : (model_folder / path).string());
+    }
+  }
+  probe_options.custom_op_libraries = custom_op_libraries;
   probe_options.model_name = options.name;
   ASSIGN_OR_RETURN(auto probe, onyx::InferenceSession::Create(model_path, probe_options));
   const std::vector<onyx::ValueInfo> graph_inputs = probe->inputs();
@@ -189,6 +200,8 @@ absl::Status Model::Init(const Options& options) {
   session_options.session_options = options.session_options;
   onyx::SessionOptions& engine = session_options.session_options;
   engine.providers = config_.providers;
+  engine.require_providers = config_.require_providers;
+  engine.custom_op_libraries = custom_op_libraries;
   engine.optimization_level = *onyx::ParseOptimizationLevel(config_.optimization_level);
   engine.max_cpu_fallback_nodes = config_.max_cpu_fallback_nodes;
   engine.intra_op_threads =

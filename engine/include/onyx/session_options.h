@@ -27,6 +27,14 @@ struct SessionOptions {
   // Execution providers in priority order, each "name" or "name:key=value;key=value"
   // (provider options); "cpu" is always the last, as the fallback.
   std::vector<std::string> providers = {"cpu"};
+  // A listed provider that cannot be created on this host (its library is
+  // missing, no device): when true, Create() fails naming it and why; when
+  // false, the nodes it would have run fall back to CPU, each counted in the
+  // partition report with that reason. Invalid provider options fail either way.
+  bool require_providers = false;
+  // Custom-operator libraries (onyx/custom_op.h) whose ops this session may
+  // run, by path; a library that cannot be loaded fails Create() naming it.
+  std::vector<std::string> custom_op_libraries;
   // Create() fails with the partition report when more nodes than this fall back
   // to CPU from a preferred provider; negative disables the gate.
   int64_t max_cpu_fallback_nodes = -1;

@@ -32,6 +32,9 @@ struct PartitionReport {
   int64_t partitions = 0;    // maximal runs of consecutive nodes on one provider
   int64_t memcpy_nodes = 0;  // copies inserted at device boundaries
   std::vector<FallbackNode> fallback_nodes;
+  // Listed providers this host could not create (SessionOptions::
+  // require_providers off), with why; their nodes are in fallback_nodes.
+  std::map<std::string, std::string> unavailable_providers;
   std::string ToString() const;
 };
 
