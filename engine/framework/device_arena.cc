@@ -72,10 +72,11 @@ absl::StatusOr<std::shared_ptr<BFCArena>> AcquireCpuArena(const std::string& gro
   return arena;
 }
 
-void RegisterDeviceArena(const std::string& device, const std::shared_ptr<BFCArena>& arena) {
+void RegisterDeviceArena(const std::string& device, const std::string& group, const std::shared_ptr<BFCArena>& arena) {
   Registry& registry = GetRegistry();
   absl::MutexLock lock(&registry.mu);
-  Entry& entry = registry.arenas[{device, ""}];
+  std::erase_if(registry.arenas, [](const auto& kv) { return kv.second.arena.expired(); });
+  Entry& entry = registry.arenas[{device, group}];
   entry.arena = arena;
   entry.limit_bytes = 0;
 }

@@ -42,9 +42,11 @@ struct LiveArena {
 };
 
 // Lists a provider's device arena (e.g. "cuda:0", "test") in LiveArenas()
-// and the engine's arena metrics, as group "", for as long as it lives (the
-// registry holds a weak reference). Registering a device again replaces it.
-void RegisterDeviceArena(const std::string& device, const std::shared_ptr<BFCArena>& arena);
+// and the engine's arena metrics under (device, group) for as long as it
+// lives (the registry holds a weak reference); registering the same pair
+// again replaces it. A provider with an arena per instance names each
+// instance's group ("" for a single process-wide arena).
+void RegisterDeviceArena(const std::string& device, const std::string& group, const std::shared_ptr<BFCArena>& arena);
 
 // Every arena with a holder, by (device, group); the shared arena also while
 // it still reserves memory after its last holder went.

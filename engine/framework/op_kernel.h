@@ -108,7 +108,9 @@ class OpKernelContext {
   virtual const Value* InputValue(int i) const = 0;
   virtual int OutputCount() const = 0;
   virtual bool OutputRequested(int i) const = 0;
-  // Allocates output i (row-major, zero-filled). RESOURCE_EXHAUSTED when the
+  // Allocates output i (row-major, zero-filled in host-accessible memory;
+  // device memory is left as it is: device kernels use OutputForOverwrite
+  // and write every element). RESOURCE_EXHAUSTED when the
   // arena's cap is reached; INVALID_ARGUMENT for a negative dimension. An
   // omitted optional output gets scratch memory the kernel may write into.
   absl::StatusOr<Tensor*> Output(int i, absl::Span<const int64_t> dims, DataType type) {

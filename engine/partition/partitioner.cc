@@ -217,7 +217,7 @@ void CountUnavailableProviderFallback(const Graph& graph, const std::map<std::st
                                       PartitionReport& report) {
   if (unavailable.empty()) return;
   report.unavailable_providers.insert(unavailable.begin(), unavailable.end());
-  const auto& [provider, reason] = *unavailable.begin();
+  const std::string& provider = unavailable.begin()->first;
   std::set<std::string> counted;
   for (const FallbackNode& f : report.fallback_nodes) counted.insert(f.node);
   for (const Node* n : graph.Nodes()) {
@@ -228,7 +228,7 @@ void CountUnavailableProviderFallback(const Graph& graph, const std::map<std::st
     std::string label = n->name.empty() ? absl::StrCat(n->op_type, "#", n->index) : n->name;
     if (!counted.insert(label).second) continue;
     report.fallback_nodes.push_back(
-        FallbackNode{std::move(label), n->op_type, provider, absl::StrCat("provider unavailable: ", reason)});
+        FallbackNode{std::move(label), n->op_type, provider, "provider unavailable on this host (reason above)"});
   }
 }
 

@@ -25,8 +25,8 @@ absl::StatusOr<PartitionReport> PartitionGraph(Graph& graph, const std::vector<c
 
 // Providers the session asked for but the host could not create (name ->
 // why): every node of the partitioned graph that runs on CPU and is not yet
-// a fallback node becomes one, declined by the first of them with that
-// reason; `unavailable` is recorded in the report.
+// a fallback node becomes one, declined by the first of them; `unavailable`
+// (with each reason) is recorded in the report.
 void CountUnavailableProviderFallback(const Graph& graph, const std::map<std::string, std::string>& unavailable,
                                       PartitionReport& report);
 

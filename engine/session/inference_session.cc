@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "common/logging.h"
 #include "common/parallel_for.h"
@@ -97,10 +98,14 @@ absl::StatusOr<CreatedProviders> CreateProviders(const SessionOptions& options, 
     auto provider = CreateProvider(name, provider_options);
     if (!provider.ok()) {
       if (name == "cpu" || options.require_providers || !ProviderUnavailable(provider.status())) {
-        return absl::Status(provider.status().code(),
-                            absl::StrCat(label, ": execution provider '", name, "'",
-                                         options.require_providers && name != "cpu" ? " (required)" : "", ": ",
-                                         provider.status().message()));
+        // Providers' own messages usually start with "execution provider '<name>'".
+        absl::string_view message = provider.status().message();
+        const std::string own = absl::StrCat("execution provider '", name, "'");
+        const bool named = absl::ConsumePrefix(&message, own);
+        return absl::Status(
+            provider.status().code(),
+            absl::StrCat(label, ": ", own, options.require_providers && name != "cpu" ? " (required)" : "",
+                         named ? "" : ": ", message));
       }
       EngineLogger()->warn("{}: execution provider '{}' unavailable, its nodes fall back to CPU: {}", label, name,
                            std::string(provider.status().message()));

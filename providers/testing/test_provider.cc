@@ -114,7 +114,7 @@ BFCArena& TestExecutionProvider::DeviceArena() {
   static const std::shared_ptr<BFCArena>* arena = [] {
     static TestDeviceAllocator* device = new TestDeviceAllocator();
     auto* shared = new std::shared_ptr<BFCArena>(std::make_shared<BFCArena>(device, BFCArena::Options{}));
-    RegisterDeviceArena("test", *shared);
+    RegisterDeviceArena("test", "", *shared);
     return shared;
   }();
   return **arena;

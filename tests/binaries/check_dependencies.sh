@@ -43,9 +43,31 @@ check_exports() {  # library, allowed symbols...
   fi
 }
 
+# The framework symbols a provider library leaves undefined resolve against the
+# executable that loads it: onyxd and onyx must export every one (an object the
+# binary itself never referenced would otherwise be missing, and dlopen fail).
+check_resolves() {  # library, binaries...
+  local library=$1
+  shift
+  local needed
+  needed=$(nm -D --undefined-only "$library" | awk '{print $2}' | grep '4onyx' | sort -u || true)
+  for binary in "$@"; do
+    local missing
+    missing=$(comm -23 <(echo "$needed") <(nm -D --defined-only "$binary" | awk '{print $3}' | sort -u) | grep -v '^$' || true)
+    if [[ -n $missing ]]; then
+      echo "FAIL: $binary does not export $(wc -l <<<"$missing") onyx symbols $library needs: $(head -3 <<<"$missing" | c++filt | tr '\n' ';')"
+      failed=1
+    else
+      echo "ok: $binary exports all $(grep -c . <<<"$needed") onyx symbols $library needs"
+    fi
+  done
+}
+
 check_exports "$build/test_providers/libonyx_provider_test.so" OnyxProviderLibraryEntry OnyxTestProviderCopies
+check_resolves "$build/test_providers/libonyx_provider_test.so" "$build/onyxd" "$build/onyx"
 if [[ -f $build/libonyx_provider_cuda.so ]]; then
   check_exports "$build/libonyx_provider_cuda.so" OnyxProviderLibraryEntry
+  check_resolves "$build/libonyx_provider_cuda.so" "$build/onyxd" "$build/onyx"
 else
   echo "skip: no libonyx_provider_cuda.so in this build (no CUDA toolkit found at configure time)"
 fi

@@ -108,6 +108,9 @@ else
 fi
 check container_uid 65532 "$("${podman[@]}" exec "$name" awk '/^Uid:/ {print $2}' /proc/1/status)"
 check container_pid1 onyxd "$("${podman[@]}" exec "$name" cat /proc/1/comm)"
+# A CPU-only host: onyxd serves (above) in an image that holds no CUDA library.
+check container_no_cuda_libraries "" \
+  "$("${podman[@]}" exec "$name" sh -c 'find / -xdev -name "libcuda*.so*" -o -xdev -name "libcublas*.so*" -o -xdev -name "libcudnn*.so*" 2>/dev/null | head -3')"
 check container_appended_flag 1 \
   "$("${podman[@]}" exec "$name" sh -c 'tr "\0" "\n" < /proc/1/cmdline | grep -A1 -x -- --shutdown-linger-seconds | tail -n 1')"
 
