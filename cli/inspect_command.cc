@@ -17,6 +17,7 @@ const char kInspectHelp[] =
     "flags:\n"
     "  --providers LIST         execution providers in priority order (default cpu)\n"
     "  --custom-op-library PATH a custom-operator library to load (repeatable)\n"
+    "  --require-providers      fail (exit 1) when a listed provider is unavailable here\n"
     "  --max-cpu-fallback N     fail (exit 1) when more than N nodes fall back to CPU\n"
     "  --optimization LEVEL     disabled | basic | extended | all (default all)\n"
     "\n"
@@ -51,6 +52,10 @@ int InspectCommand(const std::vector<std::string>& args) {
     if (a == "--help" || a == "-h") {
       std::fputs(kInspectHelp, stdout);
       return 0;
+    }
+    if (a == "--require-providers") {
+      options.require_providers = true;
+      continue;
     }
     if (a == "--providers" || a == "--max-cpu-fallback" || a == "--optimization" || a == "--custom-op-library") {
       if (i + 1 >= args.size()) {

@@ -26,6 +26,8 @@ const char kRunHelp[] =
     "  --optimization LEVEL    graph rewriting: disabled | basic | extended | all (default all)\n"
     "  --providers LIST        execution providers in priority order, e.g. cuda,cpu (default cpu)\n"
     "  --custom-op-library PATH  a custom-operator library to load (repeatable)\n"
+    "  --require-providers     fail when a listed provider is unavailable here, instead of\n"
+    "                          running its nodes on CPU (counted as fallback)\n"
     "  --optimized-model PATH  also write the rewritten graph to PATH\n"
     "  --threads N             intra-op threads (default: the process's CPU quota)\n"
     "  --repeat N              run N times (steady-state memory and timing); writes the last outputs\n"
@@ -58,6 +60,7 @@ int BadFlag(const absl::Status& status) {
 int RunCommand(const std::vector<std::string>& args) {
   std::map<std::string, std::string> flags;
   std::vector<std::string> custom_op_libraries;
+  bool require_providers = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
       std::fputs(kRunHelp, stdout);
@@ -65,6 +68,10 @@ int RunCommand(const std::vector<std::string>& args) {
     }
     if (args[i] == "--custom-op-library" && i + 1 < args.size()) {
       custom_op_libraries.push_back(args[++i]);
+      continue;
+    }
+    if (args[i] == "--require-providers") {
+      require_providers = true;
       continue;
     }
     static const char* kKnown[] = {"--model",           "--inputs",  "--outputs", "--optimization",     "--providers",
@@ -87,6 +94,7 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   SessionOptions options;
   options.custom_op_libraries = custom_op_libraries;
+  options.require_providers = require_providers;
   if (flags.count("--optimization")) {
     auto level = ParseOptimizationLevel(flags["--optimization"]);
     if (!level.ok()) return BadFlag(level.status());

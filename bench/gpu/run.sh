@@ -3,7 +3,7 @@
 #
 # Here (no GPU needed):
 #   bash bench/gpu/run.sh pack
-#     a Release build of onyx, libonyx_provider_cuda.so and cuda_device_tests,
+#     a Release build (or BUILD=DIR, a configured tree) of onyx, libonyx_provider_cuda.so and cuda_device_tests,
 #     with the shared libraries they need beyond glibc and CUDA's own, stripped
 #     into .gpu_bundle/onyx-gpu.tar.xz (under the device machine's 64 MiB;
 #     .gpu_bundle/ is git-ignored through .git/info/exclude).
@@ -23,9 +23,12 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 bundle=$root/.gpu_bundle/onyx-gpu.tar.xz
 
 pack() {
+  # BUILD=DIR reuses a configured tree as it is; otherwise build-gpu/ is made.
   local build=${BUILD:-$root/build-gpu}
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DONYX_CUDA=ON \
-    -DONYX_BUILD_SERVER=OFF -DONYX_BUILD_BENCH=OFF -DONYX_BUILD_TESTS=ON >/dev/null
+  if [[ ! -f $build/CMakeCache.txt ]]; then
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DONYX_CUDA=ON \
+      -DONYX_BUILD_SERVER=OFF -DONYX_BUILD_BENCH=OFF -DONYX_BUILD_TESTS=ON >/dev/null
+  fi
   cmake --build "$build" --target onyx onyx_provider_cuda cuda_device_tests
   local stage
   stage=$(mktemp -d)
@@ -111,7 +114,7 @@ run() {
   for ((i = 0; i < count; ++i)); do
     read -r name precision path < <(python3 -c "import json; e=json.load(open('$models/models.json'))[$i]; print(e['name'], e['precision'], e['path'])")
     local fallback
-    fallback=$("$bin/onyx" inspect "$path" --providers cuda --max-cpu-fallback 1000000 2>&1 |
+    fallback=$("$bin/onyx" inspect "$path" --providers cuda --require-providers 2>&1 |
       sed -n 's/.*cpu fallback nodes: \([0-9]*\).*/\1/p' | head -1)
     local dir=$work/check/$name-$precision rtol=1e-3
     [[ $precision == fp16 ]] && rtol=1e-2
@@ -131,7 +134,7 @@ for p in glob.glob(os.path.join(sys.argv[1], "input_*.pb")):
     open(os.path.join(sys.argv[2], os.path.basename(p)), "wb").write(numpy_helper.from_array(a, t.name).SerializeToString())
 PY
     local agreement
-    if timeout 120 "$bin/onyx" run --model "$path" --inputs "$dir/in" --outputs "$dir/cuda" --providers cuda >"$dir.log" 2>&1 &&
+    if timeout 120 "$bin/onyx" run --model "$path" --inputs "$dir/in" --outputs "$dir/cuda" --providers cuda --require-providers >"$dir.log" 2>&1 &&
       timeout 120 "$bin/onyx" run --model "$reference" --inputs "$dir/in32" --outputs "$dir/cpu" --providers cpu >>"$dir.log" 2>&1; then
       agreement=$(python3 "$root/bench/gpu/compare.py" check "$dir/cuda" "$dir/cpu" "$rtol" || true)
     else

@@ -70,6 +70,15 @@ def write_models(tmp):
     paths["opset24"] = os.path.join(tmp, "opset24.onnx")
     onnx.save(model, paths["opset24"])
 
+    # clamp: Y = Clamp01(X) of the example custom-op library (examples/custom_op).
+    graph = helper.make_graph(
+        [helper.make_node("Clamp01", ["X"], ["Y"], domain="com.example", name="clamp")], "clamp",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["batch", 4])])
+    paths["clamp"] = os.path.join(tmp, "clamp.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13),
+                                                      helper.make_opsetid("com.example", 1)]), paths["clamp"])
+
     paths["garbage"] = os.path.join(tmp, "garbage.onnx")
     with open(paths["garbage"], "wb") as f:
         f.write(b"\x08\x07this is not a model\xff\xff")
@@ -186,6 +195,28 @@ def build_cases(onyx, tmp):
         expect(onyx_cmd("inspect", models["opset24"]), 1,
                stderr_has=("default-domain opset 24 is newer than the supported 23",))
 
+    def inspect_unavailable_provider():
+        # A provider this host cannot offer: its nodes fall back, counted, unless required.
+        res = onyx_cmd("inspect", models["good"], "--providers", "nosuch,cpu")
+        expect(res, 0, stdout_has=("provider nosuch unavailable: ", "libonyx_provider_nosuch.so",
+                                   "cpu fallback nodes: 3"))
+        expect(onyx_cmd("inspect", models["good"], "--providers", "nosuch,cpu", "--require-providers"), 1,
+               stderr_has=("execution provider 'nosuch' (required)", "libonyx_provider_nosuch.so"))
+
+    def run_custom_op_library():
+        library = os.path.join(os.path.dirname(os.path.abspath(onyx)), "libonyx_example_ops.so")
+        out = os.path.join(tmp, "out_clamp")
+        res = onyx_cmd("run", "--model", models["clamp"], "--inputs", inputs, "--outputs", out,
+                       "--custom-op-library", library)
+        expect(res, 0)
+        y = numpy_helper.to_array(onnx.load_tensor(os.path.join(out, "output_0.pb")))
+        check(y.shape == (5, 4) and np.array_equal(y, np.clip(x, 0, 1)), "Clamp01 gave %r" % y)
+        expect(onyx_cmd("inspect", models["clamp"], "--custom-op-library", library), 0,
+               stdout_has=("provider custom_ops: 1 nodes", "cpu fallback nodes: 0"))
+        expect(onyx_cmd("run", "--model", models["clamp"], "--inputs", inputs, "--outputs", out,
+                        "--custom-op-library", os.path.join(tmp, "nope.so")), 1,
+               stderr_has=("custom op library %s" % os.path.join(tmp, "nope.so"),))
+
     def inspect_bad_flags():
         expect(onyx_cmd("inspect"), 2, stderr_has=("no model given",))
         expect(onyx_cmd("inspect", models["good"], models["good"]), 2, stderr_has=("more than one model given",))
@@ -196,7 +227,7 @@ def build_cases(onyx, tmp):
     return [(f.__name__, f) for f in (
         run_good, run_not_a_model, run_missing_model, run_unknown_domain, run_newer_opset, run_missing_input_file,
         run_wrong_input_shape, run_bad_flags, inspect_good, inspect_not_a_model, inspect_unsupported,
-        inspect_bad_flags)]
+        inspect_unavailable_provider, run_custom_op_library, inspect_bad_flags)]
 
 
 def main():
