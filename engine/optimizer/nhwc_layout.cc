@@ -141,7 +141,7 @@ class Rewriter {
     }
     if (ConvertConv(n) || ConvertConvTranspose(n) || ConvertBatchNorm(n) || ConvertPool(n) || ConvertActivation(n) ||
         ConvertUnary(n) || ConvertBroadcast(n) || ConvertConcat(n) || ConvertResize(n) || ConvertSplit(n) ||
-        ConvertSlice(n)) {
+        ConvertSlice(n) || ConvertChannelShuffle(n)) {
       changed_ = true;
     }
   }
@@ -548,6 +548,55 @@ class Rewriter {
     n.inputs[0] = nhwc_[n.inputs[0]];
     ProduceNhwc(n, 0);
     return true;
+  }
+
+  // ShuffleNet's channel shuffle, Reshape [N, C, H, W] -> [N, g, C/g, H, W],
+  // Transpose (0, 2, 1, 3, 4), Reshape back to [N, C, H, W], becomes one
+  // NhwcChannelShuffle (group g) on the channels-last form: a permutation of
+  // each pixel's channels instead of a trip out of the layout and back.
+  // Matched at the last Reshape, so the two nodes removed were visited before.
+  bool ConvertChannelShuffle(Node& n) {
+    if (!IsOp(&n, "Reshape") || n.outputs.size() != 1 || n.inputs.empty()) return false;
+    Node* transpose = graph_.Producer(n.inputs[0]);
+    if (transpose == nullptr || !IsOp(transpose, "Transpose") || !SoleUse(transpose->outputs[0], n)) return false;
+    const onnx::AttributeProto* perm = transpose->FindAttribute("perm");
+    static constexpr int64_t kSwap12[5] = {0, 2, 1, 3, 4};
+    if (perm == nullptr || perm->ints_size() != 5 || !std::equal(perm->ints().begin(), perm->ints().end(), kSwap12)) {
+      return false;
+    }
+    Node* split = graph_.Producer(transpose->inputs[0]);
+    if (split == nullptr || !IsOp(split, "Reshape") || split->inputs.empty() || !Mapped(split->inputs[0]) ||
+        !SoleUse(split->outputs[0], *transpose)) {
+      return false;
+    }
+    const ValueInfo* x = Rank4Info(graph_, split->inputs[0]);
+    const ValueInfo* grouped = graph_.FindValueInfo(split->outputs[0]);
+    const ValueInfo* y = Rank4Info(graph_, n.outputs[0]);
+    if (x == nullptr || y == nullptr || grouped == nullptr || !grouped->has_shape || grouped->dims.size() != 5) {
+      return false;
+    }
+    const int64_t c = x->dims[1], groups = grouped->dims[1], per_group = grouped->dims[2];
+    if (c <= 0 || groups <= 0 || per_group <= 0 || groups * per_group != c) return false;
+    for (int i : {1, 2, 3}) {
+      if (x->dims[i] <= 0 || y->dims[i] != x->dims[i]) return false;
+    }
+    if (grouped->dims[3] != x->dims[2] || grouped->dims[4] != x->dims[3]) return false;
+    const std::string input = nhwc_[split->inputs[0]];
+    auto shuffle = OnyxNode(n, "NhwcChannelShuffle");
+    shuffle->inputs = {input};
+    shuffle->attributes["group"] = IntAttribute("group", groups);
+    graph_.RemoveNode(transpose->index);
+    graph_.RemoveNode(split->index);
+    Node& added = Replace(n, std::move(shuffle));
+    ProduceNhwc(added, 0);
+    return true;
+  }
+
+  // `value` is read by `reader` alone, and by no graph output or subgraph.
+  bool SoleUse(const std::string& value, const Node& reader) const {
+    std::vector<Node*> consumers = graph_.Consumers(value);
+    return consumers.size() == 1 && consumers[0] == &reader && !graph_.IsOutput(value) &&
+           implicit_uses_.count(value) == 0;
   }
 
   // Values renamed to their NHWC form that something still reads in NCHW

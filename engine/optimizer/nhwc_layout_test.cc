@@ -280,5 +280,34 @@ TEST(NhwcLayoutTest, GlobalMaxPoolAndOtherLevelsKeepNchw) {
   EXPECT_EQ(Count(extended.after, "NhwcConv") + Count(extended.after, "Transpose"), 0);
 }
 
+// ShuffleNetV2's unit: two branches concatenated on channels, the channel
+// shuffle (Reshape -> Transpose -> Reshape), then the split into the next
+// unit's branches. The shuffle runs channels-last as one NhwcChannelShuffle:
+// the graph leaves the layout only at its end. Groups 2 (the interleave path)
+// and 3 (the general one).
+TEST(NhwcLayoutTest, ChannelShuffleStaysChannelsLast) {
+  for (int64_t groups : {2, 3}) {
+    const int64_t c = 4 * groups;
+    ModelBuilder m(13);
+    m.Input("x", DataType::kFloat, {1, c, 6, 5}).Output("y", DataType::kFloat, {1, c / 2 * 2, 6, 5});
+    Conv(m, "x", "a", c, c / 2, 1, 81);
+    Conv(m, "x", "b", c, c - c / 2, 3, 83);
+    m.Node("Concat", {"a", "b"}, {"cat"}).add_attribute()->CopyFrom(IntAttr("axis", 1));
+    m.Initializer("grouped_shape", Int64Tensor({5}, {1, groups, c / groups, 6, 5}));
+    m.Initializer("flat_shape", Int64Tensor({4}, {1, c, 6, 5}));
+    m.Node("Reshape", {"cat", "grouped_shape"}, {"grouped"});
+    m.Node("Transpose", {"grouped"}, {"swapped"}).add_attribute()->CopyFrom(IntsAttr("perm", {0, 2, 1, 3, 4}));
+    m.Node("Reshape", {"swapped", "flat_shape"}, {"shuffled"});
+    m.Initializer("split", Int64Tensor({2}, {c / 2, c - c / 2}));
+    m.Node("Split", {"shuffled", "split"}, {"left", "right"}).add_attribute()->CopyFrom(IntAttr("axis", 1));
+    Conv(m, "right", "r", c - c / 2, c / 2, 3, 85);
+    m.Node("Concat", {"left", "r"}, {"y"}).add_attribute()->CopyFrom(IntAttr("axis", 1));
+    auto result = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, c, 6, 5}, 87))}});
+    EXPECT_EQ(Count(result.after, "NhwcChannelShuffle"), 1) << "groups " << groups;
+    EXPECT_EQ(Count(result.after, "Reshape"), 0) << "groups " << groups;
+    EXPECT_EQ(Count(result.after, "Transpose"), 2) << "groups " << groups;  // in and out, once each
+  }
+}
+
 }  // namespace
 }  // namespace onyx

@@ -8,6 +8,7 @@ void RegisterNhwcKernels(KernelRegistry& r) {
   RegisterNhwcConvKernels(r);
   RegisterNhwcConvTransposeKernels(r);
   RegisterNhwcPoolKernels(r);
+  RegisterNhwcChannelShuffleKernels(r);
 }
 
 }  // namespace onyx

@@ -1,6 +1,7 @@
 // Kernels for the com.onyx channels-last operators that the layout pass
 // (engine/optimizer/nhwc_layout.h) emits: NhwcConv, NhwcConvTranspose, NhwcMaxPool,
-// NhwcAveragePool, NhwcGlobalAveragePool and NhwcGlobalMaxPool. Their
+// NhwcAveragePool, NhwcGlobalAveragePool, NhwcGlobalMaxPool and
+// NhwcChannelShuffle. Their
 // contracts are documented in engine/optimizer/README.md.
 #pragma once
 
@@ -8,8 +9,9 @@
 
 namespace onyx {
 
-void RegisterNhwcConvKernels(KernelRegistry& registry);           // nhwc_conv.cc
-void RegisterNhwcConvTransposeKernels(KernelRegistry& registry);  // nhwc_conv_transpose.cc
-void RegisterNhwcPoolKernels(KernelRegistry& registry);           // nhwc_pool.cc
+void RegisterNhwcConvKernels(KernelRegistry& registry);            // nhwc_conv.cc
+void RegisterNhwcConvTransposeKernels(KernelRegistry& registry);   // nhwc_conv_transpose.cc
+void RegisterNhwcPoolKernels(KernelRegistry& registry);            // nhwc_pool.cc
+void RegisterNhwcChannelShuffleKernels(KernelRegistry& registry);  // nhwc_channel_shuffle.cc
 
 }  // namespace onyx
