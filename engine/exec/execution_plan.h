@@ -63,6 +63,11 @@ struct ExecutionPlan {
   std::map<std::string, int> slot_of;  // value name -> slot
   std::vector<NodeRuntime> nodes;      // in execution order
   std::vector<std::pair<int, Tensor>> constants;
+  // Initializers whose bytes were released at creation because every kernel
+  // reading them keeps a packed copy (their constants hold type and dims
+  // only), and how many bytes that freed.
+  int64_t released_constants = 0;
+  int64_t released_constant_bytes = 0;
   std::vector<int> feed_slots;  // graph inputs, in declared order
   std::vector<std::string> feed_names;
   std::vector<int> output_slots;  // graph outputs, in declared order

@@ -145,6 +145,11 @@ class OpKernel {
  public:
   virtual ~OpKernel() = default;
   virtual absl::Status Compute(OpKernelContext& ctx) const = 0;
+  // Constant inputs (by index) that the kernel copied into a form of its own
+  // when it was created and whose bytes it never reads again: Compute sees
+  // their type and dims only. When every reader of an initializer says so,
+  // the session may release its bytes (session/plan_builder.h).
+  virtual std::vector<int> PackedConstantInputs() const { return {}; }
 };
 
 using KernelFactory = std::function<absl::StatusOr<std::unique_ptr<OpKernel>>(const OpKernelInfo&)>;

@@ -284,7 +284,13 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
   // Kernels are created under the thread count the session runs with, so
   // what they prepare for it at creation (oneDNN primitives) is what runs.
   ScopedIntraOpThreads creation_threads(std::max(options.intra_op_threads, 0));
-  auto plan = BuildExecutionPlan(graph, impl->provider_views);
+  // Written before the plan releases packed weights' plain bytes.
+  if (!options.optimized_model_path.empty()) {
+    RETURN_IF_ERROR(WriteOptimizedModel(impl->model, options.optimized_model_path));
+  }
+  // A shared-weights group holds the plain weights for its later sessions.
+  const bool release_packed = impl->shared_weights == nullptr;
+  auto plan = BuildExecutionPlan(graph, impl->provider_views, nullptr, release_packed);
   if (!plan.ok()) {
     return absl::Status(plan.status().code(), absl::StrCat(impl->label, ": ", plan.status().message()));
   }
@@ -322,9 +328,6 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
     impl->outputs.push_back(out);
   }
   for (const Node* n : graph.Nodes()) impl->histogram[n->op_type]++;
-  if (!options.optimized_model_path.empty()) {
-    RETURN_IF_ERROR(WriteOptimizedModel(impl->model, options.optimized_model_path));
-  }
   return std::unique_ptr<InferenceSession>(new InferenceSession(std::move(impl)));
 }
 
@@ -503,6 +506,8 @@ MemoryPlanInfo InferenceSession::memory_plan_info() const {
   info.patterns = static_cast<int64_t>(impl_->patterns->size());
   info.planned_bytes = impl_->last_planned.load();
   info.without_reuse_bytes = impl_->last_unplanned.load();
+  info.released_constants = impl_->plan->released_constants;
+  info.released_constant_bytes = impl_->plan->released_constant_bytes;
   return info;
 }
 const std::map<std::string, int64_t>& InferenceSession::op_histogram() const { return impl_->histogram; }

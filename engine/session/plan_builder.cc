@@ -1,19 +1,70 @@
 #include "session/plan_builder.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "onyx/status_macros.h"
 #include "onnx/defs/schema.h"
+#include "onyx/status_macros.h"
 #include "planner/lane_assignment.h"
 #include "planner/lifetime.h"
 
 namespace onyx {
+namespace {
+
+// Counts, per initializer, the readers that have not yet said they keep a
+// packed copy of it; an initializer some reader needs is never released.
+class PackedConstantRelease {
+ public:
+  explicit PackedConstantRelease(const Graph& graph) {
+    std::set<std::string> kept(graph.outputs().begin(), graph.outputs().end());
+    kept.insert(graph.declared_inputs().begin(), graph.declared_inputs().end());
+    for (const Node* n : graph.Nodes()) {
+      for (const auto& [attr, sub] : n->subgraphs) {
+        for (const auto& v : sub->OuterScopeValues()) kept.insert(v);
+      }
+    }
+    for (const auto& [name, tensor] : graph.initializers()) {
+      if (!kept.count(name) && tensor.raw() != nullptr) pending_[name] = 0;
+    }
+    for (const Node* n : graph.Nodes()) {
+      for (const auto& in : n->inputs) {
+        auto it = pending_.find(in);
+        if (it != pending_.end()) ++it->second;
+      }
+    }
+  }
+
+  // `node`'s kernel exists: the initializers it was the last reader of, all
+  // of whose readers packed them.
+  std::vector<std::string> KernelCreated(const Node& node, const OpKernel& kernel) {
+    const std::vector<int> packed = kernel.PackedConstantInputs();
+    std::vector<std::string> released;
+    for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
+      auto it = pending_.find(node.inputs[i]);
+      if (it == pending_.end()) continue;
+      if (std::find(packed.begin(), packed.end(), i) == packed.end()) {
+        pending_.erase(it);  // this reader needs the bytes
+        continue;
+      }
+      if (--it->second == 0) {
+        released.push_back(it->first);
+        pending_.erase(it);
+      }
+    }
+    return released;
+  }
+
+ private:
+  std::map<std::string, int> pending_;  // initializer -> readers yet to pack it
+};
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
-    const Graph& graph, const std::vector<const IExecutionProvider*>& providers,
-    const std::map<std::string, int>* parent_slots) {
+    Graph& graph, const std::vector<const IExecutionProvider*>& providers,
+    const std::map<std::string, int>* parent_slots, bool release_packed_constants) {
   auto plan = std::make_unique<ExecutionPlan>();
   auto slot = [&](const std::string& name) -> int {
     if (name.empty()) return -1;
@@ -28,13 +79,15 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
     plan->feed_slots.push_back(slot(name));
     plan->feed_names.push_back(name);
   }
-  for (const auto& [name, tensor] : graph.initializers()) plan->constants.emplace_back(slot(name), tensor);
+  for (const auto& [name, tensor] : graph.initializers()) slot(name);
+  std::optional<PackedConstantRelease> releaser;
+  if (release_packed_constants) releaser.emplace(graph);
   for (const auto& name : graph.OuterScopeValues()) {
     auto parent = parent_slots == nullptr ? nullptr : &*parent_slots;
     auto it = parent == nullptr ? std::map<std::string, int>::const_iterator() : parent->find(name);
     if (parent == nullptr || it == parent->end()) {
-      return absl::FailedPreconditionError(absl::StrCat("graph '", graph.name(), "' reads '", name,
-                                                        "', which no enclosing graph defines"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("graph '", graph.name(), "' reads '", name, "', which no enclosing graph defines"));
     }
     plan->outer_scope.emplace_back(slot(name), it->second);
   }
@@ -46,8 +99,8 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
       if (p->name() == node->provider) provider = p;
     }
     if (provider == nullptr) {
-      return absl::InternalError(absl::StrCat(node->Label(), " is assigned to unknown provider '",
-                                              node->provider, "'"));
+      return absl::InternalError(
+          absl::StrCat(node->Label(), " is assigned to unknown provider '", node->provider, "'"));
     }
     ASSIGN_OR_RETURN(const KernelRegistry::Entry* entry, provider->kernel_registry().Lookup(*node, graph));
     const onnx::OpSchema* schema = nullptr;
@@ -60,8 +113,8 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
     for (const auto& [attr, sub] : node->subgraphs) {
       auto subplan = BuildExecutionPlan(*sub, providers, &plan->slot_of);
       if (!subplan.ok()) {
-        return absl::Status(subplan.status().code(), absl::StrCat(node->Label(), " attribute '", attr, "': ",
-                                                                  subplan.status().message()));
+        return absl::Status(subplan.status().code(),
+                            absl::StrCat(node->Label(), " attribute '", attr, "': ", subplan.status().message()));
       }
       rt.subplans[attr] = *std::move(subplan);
     }
@@ -73,6 +126,14 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
       if (message.rfind(label, 0) != 0) message = absl::StrCat(label, ": ", message);
       return absl::Status(kernel.status().code(), message);
     }
+    if (releaser) {
+      for (const std::string& name : releaser->KernelCreated(*node, **kernel)) {
+        const Tensor& bytes = *graph.FindInitializer(name);
+        ++plan->released_constants;
+        plan->released_constant_bytes += static_cast<int64_t>(bytes.byte_size());
+        graph.SetInitializer(name, Tensor::Wrap(bytes.type(), bytes.dims(), nullptr));
+      }
+    }
     rt.node = node;
     rt.kernel = *std::move(kernel);
     rt.provider = node->provider;
@@ -82,6 +143,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> BuildExecutionPlan(
     for (const auto& out : node->outputs) rt.outputs.push_back(slot(out));
     plan->nodes.push_back(std::move(rt));
   }
+  for (const auto& [name, tensor] : graph.initializers()) plan->constants.emplace_back(slot(name), tensor);
   for (const auto& name : graph.outputs()) {
     plan->output_slots.push_back(slot(name));
     plan->output_names.push_back(name);

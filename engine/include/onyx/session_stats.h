@@ -17,6 +17,10 @@ struct MemoryPlanInfo {
   int64_t patterns = 0;             // patterns cached
   int64_t planned_bytes = 0;        // one block holding every planned intermediate
   int64_t without_reuse_bytes = 0;  // the same buffers without any reuse
+  // Weights whose plain bytes were freed at creation: every kernel reading
+  // them keeps a packed copy of its own (not in a shared-weights group).
+  int64_t released_constants = 0;
+  int64_t released_constant_bytes = 0;
 };
 
 struct FallbackNode {

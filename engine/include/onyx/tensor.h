@@ -38,8 +38,7 @@ class Tensor {
   // Views `data` without owning it; the caller keeps it alive and sized.
   static Tensor Wrap(DataType type, absl::Span<const int64_t> dims, void* data);
   // Views `data`, keeping `owner` alive for the tensor's lifetime (arena blocks).
-  static Tensor FromBuffer(DataType type, absl::Span<const int64_t> dims, void* data,
-                           std::shared_ptr<void> owner);
+  static Tensor FromBuffer(DataType type, absl::Span<const int64_t> dims, void* data, std::shared_ptr<void> owner);
 
   bool defined() const { return type_ != DataType::kUndefined; }
   DataType type() const { return type_; }
@@ -51,9 +50,13 @@ class Tensor {
   const void* raw() const { return data_; }
   void* mutable_raw() { return data_; }
   template <typename T>
-  const T* data() const { return static_cast<const T*>(data_); }
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
   template <typename T>
-  T* mutable_data() { return static_cast<T*>(data_); }
+  T* mutable_data() {
+    return static_cast<T*>(data_);
+  }
 
   // Same buffer, new dims with the same element count (checked by the caller).
   Tensor Reshaped(absl::Span<const int64_t> dims) const;
@@ -61,6 +64,9 @@ class Tensor {
   Tensor Clone() const;
   // True when the tensor does not own its storage (made by Wrap).
   bool is_view() const { return owner_ == nullptr && data_ != nullptr; }
+  // What keeps the buffer alive (null for views): two tensors with the same
+  // owner and address read the same bytes.
+  const std::shared_ptr<void>& owner() const { return owner_; }
 
  private:
   DataType type_ = DataType::kUndefined;
@@ -75,7 +81,7 @@ class Value {
  public:
   enum class Kind { kNone, kTensor, kSequence };
 
-  Value() = default;  // an empty optional
+  Value() = default;                                                          // an empty optional
   Value(Tensor tensor) : kind_(Kind::kTensor), tensor_(std::move(tensor)) {}  // NOLINT
   static Value Sequence(DataType element_type, std::vector<Tensor> elements);
 

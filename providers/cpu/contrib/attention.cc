@@ -56,7 +56,8 @@ class Attention final : public OpKernel {
     const Tensor* bias = info.ConstantInput(2);
     if (w != nullptr && w->type() == DataType::kFloat && w->rank() == 2 && w->num_elements() > 0 &&
         (bias != nullptr || !info.HasInput(2))) {
-      auto dnnl = DnnlMatMul::Create(*w, bias, DnnlMatMul::Activation::kNone);
+      auto dnnl =
+          DnnlMatMul::Create(*w, bias, DnnlMatMul::Activation::kNone, false, DnnlMatMul::RowsHint(info.InputInfo(0)));
       if (dnnl.ok()) kernel->projection_ = *std::move(dnnl);
     }
     return std::unique_ptr<OpKernel>(std::move(kernel));
@@ -135,6 +136,10 @@ class Attention final : public OpKernel {
     return RunAttention(ctx, core_, -1, p);
   }
 
+  std::vector<int> PackedConstantInputs() const override {
+    return projection_ != nullptr ? std::vector<int>{1} : std::vector<int>{};
+  }
+
  private:
   explicit Attention(const OpKernelInfo& info) : attrs_(info) {}
 
@@ -150,7 +155,11 @@ class Attention final : public OpKernel {
       for (int64_t r = 0; r < rows; ++r)
         std::copy(bias->data<float>(), bias->data<float>() + columns, qkv + r * columns);
     }
-    return Sgemm(false, false, rows, columns, k, 1.f, input.data<float>(), k, weights.data<float>(), columns,
+    Tensor w = weights;
+    if (projection_ != nullptr) {
+      ASSIGN_OR_RETURN(w, projection_->WithBytes(weights));
+    }
+    return Sgemm(false, false, rows, columns, k, 1.f, input.data<float>(), k, w.data<float>(), columns,
                  bias != nullptr ? 1.f : 0.f, qkv, columns);
   }
 

@@ -63,7 +63,8 @@ class FusedMatMul final : public OpKernel {
           dst[t ? c * rows + r : r * cols + c] = kernel->alpha_ * src[r * cols + c];
         }
       }
-      auto dnnl = DnnlMatMul::Create(packed, nullptr, DnnlMatMul::Activation::kNone);
+      auto dnnl = DnnlMatMul::Create(packed, nullptr, DnnlMatMul::Activation::kNone, false,
+                                     kernel->trans_a_ ? 0 : DnnlMatMul::RowsHint(info.InputInfo(0)));
       if (!dnnl.ok()) return info.Error(dnnl.status().message());
       kernel->dnnl_ = *std::move(dnnl);
     }
@@ -105,6 +106,12 @@ class FusedMatMul final : public OpKernel {
                             pb + s.b_offset[i] * s.k * s.n, ldb, 0.f, py + i * s.m * s.n, s.n));
     }
     return absl::OkStatus();
+  }
+
+  // Without transA every product with the constant B runs packed; with it,
+  // some read B itself.
+  std::vector<int> PackedConstantInputs() const override {
+    return dnnl_ != nullptr && !trans_a_ ? std::vector<int>{1} : std::vector<int>{};
   }
 
  private:

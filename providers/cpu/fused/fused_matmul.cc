@@ -23,7 +23,7 @@ class FusedMatMul final : public OpKernel {
     const Tensor* b = info.ConstantInput(1);
     const Tensor* bias = info.ConstantInput(2);
     if (b != nullptr && bias != nullptr && b->type() == DataType::kFloat && b->rank() == 2) {
-      auto created = DnnlMatMul::Create(*b, bias, activation);
+      auto created = DnnlMatMul::Create(*b, bias, activation, false, DnnlMatMul::RowsHint(info.InputInfo(0)));
       if (!created.ok()) return info.Error(created.status().message());
       dnnl = *std::move(created);
     }
@@ -52,9 +52,17 @@ class FusedMatMul final : public OpKernel {
     }
     const float* pb = bias.data<float>();
     for (int64_t r = 0; r < rows; ++r) std::copy(pb, pb + n, py + r * n);
-    RETURN_IF_ERROR(Sgemm(false, false, rows, n, k, 1.f, a.data<float>(), k, b.data<float>(), n, 1.f, py, n));
+    Tensor b_bytes = b;
+    if (dnnl_ != nullptr) {
+      ASSIGN_OR_RETURN(b_bytes, dnnl_->WithBytes(b));
+    }
+    RETURN_IF_ERROR(Sgemm(false, false, rows, n, k, 1.f, a.data<float>(), k, b_bytes.data<float>(), n, 1.f, py, n));
     absl::Status status = DnnlMatMul::ApplyActivation(activation_, py, y->num_elements());
     return status.ok() ? status : ctx.Error(status.message());
+  }
+
+  std::vector<int> PackedConstantInputs() const override {
+    return dnnl_ != nullptr ? std::vector<int>{1} : std::vector<int>{};
   }
 
  private:

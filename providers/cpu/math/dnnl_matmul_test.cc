@@ -1,7 +1,7 @@
 // DnnlMatMul against a product written out here in double, with and without
 // bias, with Relu and GELU, over row counts 1 to 37 and K, N that are not
 // multiples of oneDNN's blocks; the packed B is shared across row counts and
-// rerunning a row count gives the same values.
+// rerunning a row count gives the same values; B itself is not kept.
 #include "providers/cpu/math/dnnl_matmul.h"
 
 #include <cmath>
@@ -61,6 +61,44 @@ TEST(DnnlMatMulTest, MatchesTheProductInDouble) {
       }
       EXPECT_LT(worst, 2e-6) << "rows " << rows;
     }
+  }
+}
+
+// Only the packed copy is kept: B's own buffer has no other owner once
+// Create returns, other row counts (other primitives, maybe other layouts)
+// are served from the copy, and PlainB rebuilds B exactly, as given or
+// transposed.
+TEST(DnnlMatMulTest, KeepsOnlyThePackedCopyOfB) {
+  std::mt19937 rng(7);
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "B as [N, K]" : "B as [K, N]");
+    const int64_t k = 19, n = 35;
+    Tensor b = Random(transposed ? Dims{n, k} : Dims{k, n}, rng);
+    const std::vector<float> b_values(b.data<float>(), b.data<float>() + b.num_elements());
+    auto mm = DnnlMatMul::Create(b, nullptr, DnnlMatMul::Activation::kNone, transposed, /*rows_hint=*/3);
+    ASSERT_TRUE(mm.ok()) << mm.status();
+    EXPECT_EQ(b.owner().use_count(), 1);
+    b = Tensor();
+    for (int64_t rows : {3, 1, 64, 5}) {
+      const Tensor a = Random({rows, k}, rng);
+      std::vector<float> y(rows * n);
+      ASSERT_TRUE((*mm)->Run(a.data<float>(), rows, y.data()).ok());
+      double worst = 0;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t i = 0; i < k; ++i) {
+            sum += double(a.data<float>()[r * k + i]) * b_values[transposed ? j * k + i : i * n + j];
+          }
+          worst = std::max(worst, std::fabs(y[r * n + j] - sum) / (1.0 + std::fabs(sum)));
+        }
+      }
+      EXPECT_LT(worst, 2e-6) << "rows " << rows;
+    }
+    auto plain = (*mm)->PlainB();
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    ASSERT_EQ(plain->dims(), (transposed ? Dims{n, k} : Dims{k, n}));
+    EXPECT_EQ(std::vector<float>(plain->data<float>(), plain->data<float>() + plain->num_elements()), b_values);
   }
 }
 

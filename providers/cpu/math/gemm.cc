@@ -49,7 +49,8 @@ class Gemm final : public OpKernel {
     const bool bias_row = c != nullptr && c->type() == DataType::kFloat && c->num_elements() == n && c->rank() >= 1 &&
                           c->rank() <= 2 && c->dims().back() == n && gemm->beta_ == 1.f;
     if (c != nullptr && !bias_row) return std::unique_ptr<OpKernel>(std::move(gemm));
-    auto packed = DnnlMatMul::Create(*b, c, DnnlMatMul::Activation::kNone, gemm->trans_b_);
+    auto packed = DnnlMatMul::Create(*b, c, DnnlMatMul::Activation::kNone, gemm->trans_b_,
+                                     DnnlMatMul::RowsHint(info.InputInfo(0)));
     if (!packed.ok()) return info.Error(packed.status().message());
     gemm->packed_ = *std::move(packed);
     return std::unique_ptr<OpKernel>(std::move(gemm));
@@ -67,7 +68,11 @@ class Gemm final : public OpKernel {
     }
     // float16/bfloat16 multiply in float.
     const Tensor a = UpcastToFloat(*a_in);
-    const Tensor b = UpcastToFloat(*b_in);
+    Tensor b_bytes = *b_in;
+    if (packed_ != nullptr) {
+      ASSIGN_OR_RETURN(b_bytes, packed_->WithBytes(*b_in));
+    }
+    const Tensor b = UpcastToFloat(b_bytes);
     Tensor c_float = c_in != nullptr ? UpcastToFloat(*c_in) : Tensor();
     const Tensor* c = c_in != nullptr ? &c_float : nullptr;
     if (a.rank() != 2 || b.rank() != 2) {
@@ -109,6 +114,10 @@ class Gemm final : public OpKernel {
     if (!status.ok() || !IsHalfLike(a_in->type())) return status;
     DowncastFromFloat(y_float, *y_out);
     return absl::OkStatus();
+  }
+
+  std::vector<int> PackedConstantInputs() const override {
+    return packed_ != nullptr ? std::vector<int>{1} : std::vector<int>{};
   }
 
  private:

@@ -20,7 +20,8 @@ class MatMul final : public OpKernel {
     std::unique_ptr<DnnlMatMul> packed;
     const Tensor* b = info.ConstantInput(1);
     if (b != nullptr && b->type() == DataType::kFloat && b->rank() == 2 && b->num_elements() > 0) {
-      auto created = DnnlMatMul::Create(*b, nullptr, DnnlMatMul::Activation::kNone);
+      auto created = DnnlMatMul::Create(*b, nullptr, DnnlMatMul::Activation::kNone, false,
+                                        DnnlMatMul::RowsHint(info.InputInfo(0)));
       if (!created.ok()) return info.Error(created.status().message());
       packed = *std::move(created);
     }
@@ -31,7 +32,11 @@ class MatMul final : public OpKernel {
     ASSIGN_OR_RETURN(const Tensor* a_in, RequireInput(ctx, 0, "A"));
     ASSIGN_OR_RETURN(const Tensor* b_in, RequireInput(ctx, 1, "B"));
     const Tensor a = UpcastToFloat(*a_in);
-    const Tensor b = UpcastToFloat(*b_in);
+    Tensor b_bytes = *b_in;
+    if (packed_ != nullptr) {
+      ASSIGN_OR_RETURN(b_bytes, packed_->WithBytes(*b_in));
+    }
+    const Tensor b = UpcastToFloat(b_bytes);
     if (a.type() != b.type()) {
       return ctx.Error(
           absl::StrCat("input types differ: ", DataTypeName(a_in->type()), " vs ", DataTypeName(b_in->type())));
@@ -83,6 +88,10 @@ class MatMul final : public OpKernel {
     if (!status.ok() || !IsHalfLike(a_in->type())) return status;
     DowncastFromFloat(y, *y_out);
     return absl::OkStatus();
+  }
+
+  std::vector<int> PackedConstantInputs() const override {
+    return packed_ != nullptr ? std::vector<int>{1} : std::vector<int>{};
   }
 
  private:

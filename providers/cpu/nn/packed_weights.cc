@@ -1,5 +1,6 @@
 #include "providers/cpu/nn/packed_weights.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -10,8 +11,7 @@ namespace onyx {
 namespace {
 
 struct Entry {
-  Tensor source;                   // keeps the identifying address alive
-  dnnl::memory::desc source_desc;  // the same bytes read in another layout are another matrix
+  WeightSource source;
   dnnl::memory::desc packed_desc;
   dnnl::memory packed;
 };
@@ -28,8 +28,30 @@ Registry& TheRegistry() {
 
 }  // namespace
 
+WeightSource::WeightSource(const Tensor& source, const dnnl::memory::desc& desc)
+    : address_(source.raw()), bytes_(source.byte_size()), owner_(source.owner()), desc_(desc) {
+  if (source.owner() == nullptr) view_ = source;
+}
+
+bool WeightSource::SameAs(const WeightSource& other) const {
+  // Equivalent owners: neither orders before the other (the same control
+  // block, or both empty — views, whose callers keep the bytes in place).
+  return address_ == other.address_ && bytes_ == other.bytes_ && !owner_.owner_before(other.owner_) &&
+         !other.owner_.owner_before(owner_) && desc_ == other.desc_;
+}
+
 absl::StatusOr<std::shared_ptr<const dnnl::memory>> PackedWeights(const Tensor& source,
                                                                   const dnnl::memory::desc& source_desc,
+                                                                  const dnnl::memory::desc& packed_desc) {
+  std::optional<dnnl::memory> plain;
+  RETURN_IF_ERROR(DnnlGuarded("weight source", [&]() -> absl::Status {
+    plain.emplace(source_desc, DnnlCpuEngine(), const_cast<void*>(source.raw()));
+    return absl::OkStatus();
+  }));
+  return PackedWeights(WeightSource(source, source_desc), *plain, packed_desc);
+}
+
+absl::StatusOr<std::shared_ptr<const dnnl::memory>> PackedWeights(const WeightSource& source, const dnnl::memory& from,
                                                                   const dnnl::memory::desc& packed_desc) {
   Registry& r = TheRegistry();
   absl::MutexLock lock(&r.mu);
@@ -42,21 +64,16 @@ absl::StatusOr<std::shared_ptr<const dnnl::memory>> PackedWeights(const Tensor& 
       r.entries.pop_back();
       continue;
     }
-    if (e->source.raw() == source.raw() && e->source.byte_size() == source.byte_size() &&
-        e->source_desc == source_desc && e->packed_desc == packed_desc) {
-      found = std::move(e);
-    }
+    if (e->source.SameAs(source) && e->packed_desc == packed_desc) found = std::move(e);
     ++i;
   }
   if (found == nullptr) {
     auto entry = std::make_shared<Entry>();
     entry->source = source;
-    entry->source_desc = source_desc;
     entry->packed_desc = packed_desc;
     RETURN_IF_ERROR(DnnlGuarded("weight reorder", [&]() -> absl::Status {
       entry->packed = dnnl::memory(packed_desc, DnnlCpuEngine());
-      dnnl::memory plain(source_desc, DnnlCpuEngine(), const_cast<void*>(source.raw()));
-      dnnl::reorder(plain, entry->packed).execute(DnnlThreadStream(), plain, entry->packed);
+      dnnl::reorder(from, entry->packed).execute(DnnlThreadStream(), const_cast<dnnl::memory&>(from), entry->packed);
       DnnlThreadStream().wait();
       return absl::OkStatus();
     }));
