@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "onyx/huge_page_malloc.h"
 
 namespace {
 
@@ -23,6 +24,7 @@ const char kHelp[] =
 }  // namespace
 
 int main(int argc, char** argv) {
+  onyx::ReexecWithHugePageMalloc(argv);
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
     std::fputs(kHelp, argc < 2 ? stderr : stdout);

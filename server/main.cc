@@ -32,6 +32,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "onyx/huge_page_malloc.h"
 #include "onyx/memory.h"
 #include "server/auth/authorizer.h"
 #include "server/config/command_line.h"
@@ -268,6 +269,8 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
 }  // namespace onyx::server
 
 int main(int argc, char** argv) {
+  // First: it may replace the process image, and must before any thread starts.
+  onyx::ReexecWithHugePageMalloc(argv);
 #ifdef NDEBUG
   // absl::Mutex records lock-order edges on every acquisition to detect
   // deadlock cycles (enabled by default even in optimised builds): a few

@@ -172,10 +172,11 @@ absl::Status InferShapesIsolated(onnx::ModelProto& model, const std::string& lab
     int code = 0;
     std::string reply;
     try {
-      onnx::ModelProto copy = model;
-      InferShapesInProcess(copy);
-      StripToShapes(*copy.mutable_graph());
-      reply = copy.graph().SerializeAsString();
+      // The child's model is its own (copy-on-write): inferring in place
+      // copies only the pages inference writes, never the weights.
+      InferShapesInProcess(model);
+      StripToShapes(*model.mutable_graph());
+      reply = model.graph().SerializeAsString();
     } catch (const std::exception& e) {
       code = 3;
       reply = e.what();

@@ -1,0 +1,46 @@
+#include "onyx/huge_page_malloc.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+
+namespace onyx {
+
+std::optional<std::string> HugePageTunables(const char* tunables, const char* opt_out, const std::string& thp_mode) {
+  if (opt_out != nullptr && std::string(opt_out) == "0") return std::nullopt;
+  // The selected mode is the bracketed word.
+  if (!absl::StrContains(thp_mode, "[always]") && !absl::StrContains(thp_mode, "[madvise]")) return std::nullopt;
+  const std::string current = tunables != nullptr ? tunables : "";
+  if (absl::StrContains(current, "glibc.malloc.hugetlb")) return std::nullopt;  // chosen already, or by us
+  return current.empty() ? std::string("glibc.malloc.hugetlb=1") : current + ":glibc.malloc.hugetlb=1";
+}
+
+void ReexecWithHugePageMalloc(char** argv) {
+#ifdef __GLIBC__
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::stringstream mode;
+  mode << file.rdbuf();
+  const std::optional<std::string> tunables =
+      HugePageTunables(std::getenv("GLIBC_TUNABLES"), std::getenv("ONYX_HUGE_PAGE_MALLOC"), mode.str());
+  if (!tunables.has_value() || argv == nullptr || argv[0] == nullptr) return;
+  const char* before = std::getenv("GLIBC_TUNABLES");
+  const std::string original = before != nullptr ? before : "";
+  if (setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  // exec failed (no /proc, the binary replaced): run as is, with the
+  // environment as it was, so child processes inherit nothing chosen here.
+  if (before != nullptr) {
+    setenv("GLIBC_TUNABLES", original.c_str(), 1);
+  } else {
+    unsetenv("GLIBC_TUNABLES");
+  }
+#else
+  (void)argv;
+#endif
+}
+
+}  // namespace onyx
