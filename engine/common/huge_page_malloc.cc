@@ -30,7 +30,14 @@ void ReexecWithHugePageMalloc(char** argv) {
   const char* before = std::getenv("GLIBC_TUNABLES");
   const std::string original = before != nullptr ? before : "";
   if (setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
-  execv("/proc/self/exe", argv);
+  // The binary's own path, not /proc/self/exe: the process keeps its name
+  // (ps, top, pkill onyxd).
+  char path[4096];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (length > 0) {
+    path[length] = '\0';
+    execv(path, argv);
+  }
   // exec failed (no /proc, the binary replaced): run as is, with the
   // environment as it was, so child processes inherit nothing chosen here.
   if (before != nullptr) {

@@ -78,26 +78,30 @@ absl::Status ApplyOverrides(onnx::ModelProto& model, const LoadOptions& options)
 // subgraph), which is merged into the model here. A crash there becomes an
 // error for this model only.
 
-// `graph` reduced to what shape inference writes: no initializers, and nodes
-// (kept in order) with their subgraph attributes only.
-void StripToShapes(onnx::GraphProto& graph) {
-  graph.clear_initializer();
-  graph.clear_sparse_initializer();
-  for (onnx::NodeProto& node : *graph.mutable_node()) {
-    google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
-    for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+// What shape inference wrote into `graph`, copied out: value_info, inputs
+// and outputs, and nodes (in order) with their subgraph attributes only. A
+// copy rather than stripping in place, since freeing in the forked child
+// would copy the pages it frees.
+onnx::GraphProto ShapesOf(const onnx::GraphProto& graph) {
+  onnx::GraphProto shapes;
+  *shapes.mutable_value_info() = graph.value_info();
+  *shapes.mutable_input() = graph.input();
+  *shapes.mutable_output() = graph.output();
+  for (const onnx::NodeProto& node : graph.node()) {
+    onnx::NodeProto* kept = shapes.add_node();
+    for (const onnx::AttributeProto& attr : node.attribute()) {
       if (attr.type() != onnx::AttributeProto::GRAPH && attr.type() != onnx::AttributeProto::GRAPHS) continue;
-      if (attr.has_g()) StripToShapes(*attr.mutable_g());
-      for (onnx::GraphProto& g : *attr.mutable_graphs()) StripToShapes(g);
-      *kept.Add() = std::move(attr);
+      onnx::AttributeProto* sub = kept->add_attribute();
+      sub->set_name(attr.name());
+      sub->set_type(attr.type());
+      if (attr.has_g()) *sub->mutable_g() = ShapesOf(attr.g());
+      for (const onnx::GraphProto& g : attr.graphs()) *sub->add_graphs() = ShapesOf(g);
     }
-    node.mutable_attribute()->Swap(&kept);
-    node.clear_input();
-    node.clear_output();
   }
+  return shapes;
 }
 
-// Copies the inferred shapes of `from` (StripToShapes of an inferred copy of
+// Copies the inferred shapes of `from` (ShapesOf an inferred copy of
 // `to`) into `to`. False when the two graphs do not line up.
 bool MergeShapes(const onnx::GraphProto& from, onnx::GraphProto& to) {
   if (from.node_size() != to.node_size() || from.input_size() != to.input_size() ||
@@ -175,8 +179,7 @@ absl::Status InferShapesIsolated(onnx::ModelProto& model, const std::string& lab
       // The child's model is its own (copy-on-write): inferring in place
       // copies only the pages inference writes, never the weights.
       InferShapesInProcess(model);
-      StripToShapes(*model.mutable_graph());
-      reply = model.graph().SerializeAsString();
+      reply = ShapesOf(model.graph()).SerializeAsString();
     } catch (const std::exception& e) {
       code = 3;
       reply = e.what();

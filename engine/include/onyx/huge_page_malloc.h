@@ -26,7 +26,8 @@ namespace onyx {
 // /sys/kernel/mm/transparent_hugepage/enabled ("always [madvise] never").
 std::optional<std::string> HugePageTunables(const char* tunables, const char* opt_out, const std::string& thp_mode);
 
-// Re-executes /proc/self/exe with `argv` and the tunable when
+// Re-executes this binary (its path from /proc/self/exe, so that the process
+// keeps its name) with `argv` and the tunable when
 // HugePageTunables says so; returns (and the process runs as is) when it does
 // not or when exec fails. Call first in main(), before any thread starts.
 void ReexecWithHugePageMalloc(char** argv);
