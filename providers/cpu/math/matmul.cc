@@ -32,11 +32,9 @@ class MatMul final : public OpKernel {
     ASSIGN_OR_RETURN(const Tensor* a_in, RequireInput(ctx, 0, "A"));
     ASSIGN_OR_RETURN(const Tensor* b_in, RequireInput(ctx, 1, "B"));
     const Tensor a = UpcastToFloat(*a_in);
-    Tensor b_bytes = *b_in;
-    if (packed_ != nullptr) {
-      ASSIGN_OR_RETURN(b_bytes, packed_->WithBytes(*b_in));
-    }
-    const Tensor b = UpcastToFloat(b_bytes);
+    // A released B (no bytes, float) is read through packed_; the paths that
+    // multiply without it fetch its bytes below.
+    const Tensor b = UpcastToFloat(*b_in);
     if (a.type() != b.type()) {
       return ctx.Error(
           absl::StrCat("input types differ: ", DataTypeName(a_in->type()), " vs ", DataTypeName(b_in->type())));
@@ -51,7 +49,6 @@ class MatMul final : public OpKernel {
     absl::Status status = DispatchTypes<float, double, int32_t, int64_t, uint32_t, uint64_t>(a.type(), [&](auto tag) {
       using T = decltype(tag);
       const T* pa = a.data<T>();
-      const T* pb = b.data<T>();
       T* py = y.mutable_data<T>();
       auto gemm = [&](int64_t rows, const T* x, const T* w, T* out) -> absl::Status {
         if constexpr (std::is_same_v<T, float>) {
@@ -66,6 +63,11 @@ class MatMul final : public OpKernel {
           return packed_->Run(pa, s.batches * m, py);
         }
       }
+      Tensor b_bytes = b;
+      if (packed_ != nullptr) {
+        ASSIGN_OR_RETURN(b_bytes, packed_->WithBytes(b));
+      }
+      const T* pb = b_bytes.data<T>();
       if (s.b_shared) return gemm(s.batches * m, pa, pb, py);  // one large multiply
       auto one = [&](int64_t i) {
         return gemm(m, pa + s.a_offset[i] * m * k, pb + s.b_offset[i] * k * n, py + i * m * n);
