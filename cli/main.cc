@@ -24,7 +24,7 @@ const char kHelp[] =
 }  // namespace
 
 int main(int argc, char** argv) {
-  onyx::ReexecWithHugePageMalloc(argv);
+  onyx::ReexecWithHugePageMalloc(argv, /*by_default=*/true);
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
     std::fputs(kHelp, argc < 2 ? stderr : stdout);

@@ -270,7 +270,8 @@ int Run(const ServerConfig& config, const sigset_t& signals, const TlsMaterial* 
 
 int main(int argc, char** argv) {
   // First: it may replace the process image, and must before any thread starts.
-  onyx::ReexecWithHugePageMalloc(argv);
+  // Off unless ONYX_HUGE_PAGE_MALLOC=1: RSS would move in 2 MiB steps.
+  onyx::ReexecWithHugePageMalloc(argv, /*by_default=*/false);
 #ifdef NDEBUG
   // absl::Mutex records lock-order edges on every acquisition to detect
   // deadlock cycles (enabled by default even in optimised builds): a few

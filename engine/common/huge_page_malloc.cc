@@ -10,8 +10,10 @@
 
 namespace onyx {
 
-std::optional<std::string> HugePageTunables(const char* tunables, const char* opt_out, const std::string& thp_mode) {
-  if (opt_out != nullptr && std::string(opt_out) == "0") return std::nullopt;
+std::optional<std::string> HugePageTunables(const char* tunables, const char* choice, const std::string& thp_mode,
+                                            bool by_default) {
+  const bool wanted = choice == nullptr ? by_default : std::string(choice) != "0";
+  if (!wanted) return std::nullopt;
   // The selected mode is the bracketed word.
   if (!absl::StrContains(thp_mode, "[always]") && !absl::StrContains(thp_mode, "[madvise]")) return std::nullopt;
   const std::string current = tunables != nullptr ? tunables : "";
@@ -19,13 +21,13 @@ std::optional<std::string> HugePageTunables(const char* tunables, const char* op
   return current.empty() ? std::string("glibc.malloc.hugetlb=1") : current + ":glibc.malloc.hugetlb=1";
 }
 
-void ReexecWithHugePageMalloc(char** argv) {
+void ReexecWithHugePageMalloc(char** argv, bool by_default) {
 #ifdef __GLIBC__
   std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
   std::stringstream mode;
   mode << file.rdbuf();
   const std::optional<std::string> tunables =
-      HugePageTunables(std::getenv("GLIBC_TUNABLES"), std::getenv("ONYX_HUGE_PAGE_MALLOC"), mode.str());
+      HugePageTunables(std::getenv("GLIBC_TUNABLES"), std::getenv("ONYX_HUGE_PAGE_MALLOC"), mode.str(), by_default);
   if (!tunables.has_value() || argv == nullptr || argv[0] == nullptr) return;
   const char* before = std::getenv("GLIBC_TUNABLES");
   const std::string original = before != nullptr ? before : "";
@@ -47,6 +49,7 @@ void ReexecWithHugePageMalloc(char** argv) {
   }
 #else
   (void)argv;
+  (void)by_default;
 #endif
 }
 

@@ -8,26 +8,29 @@ namespace onyx {
 namespace {
 
 TEST(HugePageMallocTest, AddsTheTunableWhereTheKernelOffersHugePages) {
-  EXPECT_EQ(HugePageTunables(nullptr, nullptr, "always [madvise] never\n"), "glibc.malloc.hugetlb=1");
-  EXPECT_EQ(HugePageTunables(nullptr, nullptr, "[always] madvise never\n"), "glibc.malloc.hugetlb=1");
-  EXPECT_EQ(HugePageTunables("", nullptr, "always [madvise] never"), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(HugePageTunables(nullptr, nullptr, "always [madvise] never\n", true), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(HugePageTunables(nullptr, nullptr, "[always] madvise never\n", true), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(HugePageTunables("", nullptr, "always [madvise] never", true), "glibc.malloc.hugetlb=1");
 }
 
 TEST(HugePageMallocTest, KeepsTheTunablesAlreadySet) {
-  EXPECT_EQ(HugePageTunables("glibc.malloc.arena_max=2", nullptr, "always [madvise] never"),
+  EXPECT_EQ(HugePageTunables("glibc.malloc.arena_max=2", nullptr, "always [madvise] never", true),
             "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
 }
 
 TEST(HugePageMallocTest, RunsAsIsWhenThereIsNothingToDo) {
   // Huge pages off, or no such file (not Linux, no sysfs).
-  EXPECT_EQ(HugePageTunables(nullptr, nullptr, "always madvise [never]\n"), std::nullopt);
-  EXPECT_EQ(HugePageTunables(nullptr, nullptr, ""), std::nullopt);
+  EXPECT_EQ(HugePageTunables(nullptr, nullptr, "always madvise [never]\n", true), std::nullopt);
+  EXPECT_EQ(HugePageTunables(nullptr, nullptr, "", true), std::nullopt);
   // Chosen by the user (either way), or by the re-executed process itself.
-  EXPECT_EQ(HugePageTunables("glibc.malloc.hugetlb=0", nullptr, "always [madvise] never"), std::nullopt);
-  EXPECT_EQ(HugePageTunables("glibc.malloc.hugetlb=1", nullptr, "always [madvise] never"), std::nullopt);
-  // Opted out.
-  EXPECT_EQ(HugePageTunables(nullptr, "0", "always [madvise] never"), std::nullopt);
-  EXPECT_EQ(HugePageTunables(nullptr, "1", "always [madvise] never"), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(HugePageTunables("glibc.malloc.hugetlb=0", nullptr, "always [madvise] never", true), std::nullopt);
+  EXPECT_EQ(HugePageTunables("glibc.malloc.hugetlb=1", nullptr, "always [madvise] never", true), std::nullopt);
+  // Off by default (onyxd) unless asked for; opted out.
+  EXPECT_EQ(HugePageTunables(nullptr, nullptr, "always [madvise] never", false), std::nullopt);
+  EXPECT_EQ(HugePageTunables(nullptr, "1", "always [madvise] never", false), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(HugePageTunables(nullptr, "1", "always madvise [never]", false), std::nullopt);
+  EXPECT_EQ(HugePageTunables(nullptr, "0", "always [madvise] never", true), std::nullopt);
+  EXPECT_EQ(HugePageTunables(nullptr, "1", "always [madvise] never", true), "glibc.malloc.hugetlb=1");
 }
 
 }  // namespace
