@@ -51,11 +51,23 @@ mapfile -t files < <({
   git ls-files --others --exclude-standard -- "${cxx[@]}"
 } | sort -u)
 
-unformatted=()
-checked=0
+# One clang-format per batch of files, two at a time, finds the unclean ones;
+# only those are formatted again to show their diff.
+present=()
 for file in "${files[@]}"; do
-  [ -f "$file" ] || continue
-  checked=$((checked + 1))
+  [ -f "$file" ] && present+=("$file")
+done
+checked=${#present[@]}
+mapfile -t suspects < <(
+  if [ "$checked" -gt 0 ]; then
+    printf '%s\0' "${present[@]}" |
+      xargs -0 -P 2 -n 40 "$clang_format" --style=file --dry-run 2>&1 |
+      sed -n 's/^\(.*\):[0-9]*:[0-9]*: \(warning\|error\): code should be clang-formatted.*/\1/p' |
+      sort -u
+  fi)
+
+unformatted=()
+for file in "${suspects[@]}"; do
   if ! diff=$("$clang_format" --style=file "$file" | diff -u --label "$file" --label "$file (clang-format)" "$file" -); then
     changed=$(grep -c '^-[^-]' <<<"$diff" || true)
     unformatted+=("$file ($changed lines)")
