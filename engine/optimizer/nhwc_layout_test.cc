@@ -63,6 +63,27 @@ TEST(NhwcLayoutTest, ResidualNetworkConvertsOnlyAtItsEnds) {
   EXPECT_EQ(Count(c.after, "Relu") + Count(c.after, "Add") + Count(c.after, "MaxPool"), 0);
 }
 
+// A residual sum fused into the convolution (its Z input): r1 dies at the
+// first sum, so from the second run on that output takes over r1's buffer;
+// the second sum adds the convolution's own input s, which therefore cannot
+// lend its buffer and is copied into the output. Every run equals the
+// unoptimised graph.
+TEST(NhwcLayoutTest, ResidualSumIsRightWhetherZLendsItsBufferOrIsCopied) {
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {-1, 3, 12, 12}).Output("y", DataType::kFloat, {-1, 8, 12, 12});
+  Conv(m, "x", "c1", 3, 8, 3, 11);
+  m.Node("Relu", {"c1"}, {"r1"});
+  Conv(m, "r1", "c2", 8, 8, 3, 13);
+  m.Node("Relu", {"c2"}, {"r2"});
+  Conv(m, "r2", "c3", 8, 8, 3, 15);
+  m.Node("Add", {"c3", "r1"}, {"s"});
+  Conv(m, "s", "c4", 8, 8, 1, 17);
+  m.Node("Add", {"c4", "s"}, {"y"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 12, 12}, 19))}}, OptimizationLevel::kAll, 3);
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 4);
+  EXPECT_EQ(Count(c.after, "Add") + Count(c.after, "Relu"), 0);
+}
+
 // Pre-activation dense block: Concat on channels, BatchNorm and Relu become
 // a depthwise convolution with the Relu as its post-op, then a transition
 // with average pooling. The output leaves the layout once.

@@ -47,7 +47,10 @@ class NhwcConv final : public OpKernel {
 }  // namespace
 
 void RegisterNhwcConvKernels(KernelRegistry& r) {
-  r.Register(KernelDefBuilder("NhwcConv").Domain(kOnyxDomain).Build(), MakeFactory<NhwcConv>());
+  // Y may take over the residual Z's buffer: the primitive adds Z through
+  // its sum post-op, reading each element of Y before writing it, so a Z that
+  // dies here costs no copy into Y.
+  r.Register(KernelDefBuilder("NhwcConv").Domain(kOnyxDomain).MayInplace(3, 0).Build(), MakeFactory<NhwcConv>());
 }
 
 }  // namespace onyx
