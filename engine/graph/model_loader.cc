@@ -19,6 +19,7 @@
 #include "graph/graph_cleanup.h"
 #include "graph/map_values.h"
 #include "graph/model_limits.h"
+#include "graph/shape_propagation.h"
 #include "graph/tensor_proto.h"
 #include "graph/unsupported_types.h"
 #include "onnx/checker.h"
@@ -373,31 +374,6 @@ absl::StatusOr<LoadedModel> LoadParsed(onnx::ModelProto& model, const LoadOption
   loaded.functions.assign(model.functions().begin(), model.functions().end());
   return loaded;
 }
-
-namespace {
-
-// Whether `inferred` says more about a tensor's shape than `known` and agrees
-// with it: the same type, and no known shape, or the same rank with every
-// known dim equal and at least one unknown dim now known.
-bool RefinesShape(const ValueInfo& known, const ValueInfo& inferred) {
-  if (known.kind != ValueInfo::Kind::kTensor || inferred.kind != known.kind || inferred.type != known.type ||
-      !inferred.has_shape) {
-    return false;
-  }
-  if (!known.has_shape) return true;
-  if (known.dims.size() != inferred.dims.size()) return false;
-  bool more = false;
-  for (size_t i = 0; i < known.dims.size(); ++i) {
-    if (known.dims[i] >= 0) {
-      if (inferred.dims[i] != known.dims[i]) return false;
-    } else if (inferred.dims[i] >= 0) {
-      more = true;
-    }
-  }
-  return more;
-}
-
-}  // namespace
 
 absl::StatusOr<int> ReinferShapes(Graph& graph, int64_t ir_version) {
   onnx::ModelProto model;

@@ -21,6 +21,7 @@
 #include "framework/device_arena.h"
 #include "framework/execution_provider.h"
 #include "graph/model_loader.h"
+#include "graph/shape_propagation.h"
 #include "onyx/status_macros.h"
 #include "optimizer/graph_transformer.h"
 #include "optimizer/nhwc_layout.h"
@@ -251,7 +252,14 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
   RETURN_IF_ERROR(OptimizeGraph(
       graph, options.optimization_level,
       [&cpu](const Graph& g, const Node& n) { return EvaluateConstantNode(cpu, g, n); },
-      [ir_version](Graph& g) { return ReinferShapes(g, ir_version); }));
+      [ir_version](Graph& g) -> absl::StatusOr<int> {
+        // In process while that reaches further (one pass carries a block's
+        // shapes to the next computed Reshape); the whole-graph inference,
+        // isolated, only when it does not.
+        const int propagated = PropagateStaticShapes(g);
+        if (propagated > 0) return propagated;
+        return ReinferShapes(g, ir_version);
+      }));
   for (int round = 0; round < 16; ++round) {
     ASSIGN_OR_RETURN(int inlined, InlineFunctions(graph, impl->provider_views, impl->model.functions));
     if (inlined == 0) break;
