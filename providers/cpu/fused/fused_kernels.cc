@@ -16,6 +16,7 @@ void RegisterFusedKernels(KernelRegistry& r) {
   RegisterFusedMatMulKernels(r);
   RegisterGeluKernels(r);
   RegisterLayerNormKernels(r);
+  RegisterTransposedMatMulKernels(r);
 }
 
 absl::StatusOr<bool> ParseReluActivation(const OpKernelInfo& info) {

@@ -10,11 +10,12 @@
 
 namespace onyx {
 
-void RegisterFusedConvKernels(KernelRegistry& registry);    // fused_conv.cc
-void RegisterFusedGemmKernels(KernelRegistry& registry);    // fused_gemm.cc
-void RegisterFusedMatMulKernels(KernelRegistry& registry);  // fused_matmul.cc
-void RegisterGeluKernels(KernelRegistry& registry);         // gelu.cc
-void RegisterLayerNormKernels(KernelRegistry& registry);    // layer_norm.cc
+void RegisterFusedConvKernels(KernelRegistry& registry);         // fused_conv.cc
+void RegisterFusedGemmKernels(KernelRegistry& registry);         // fused_gemm.cc
+void RegisterFusedMatMulKernels(KernelRegistry& registry);       // fused_matmul.cc
+void RegisterGeluKernels(KernelRegistry& registry);              // gelu.cc
+void RegisterLayerNormKernels(KernelRegistry& registry);         // layer_norm.cc
+void RegisterTransposedMatMulKernels(KernelRegistry& registry);  // transposed_matmul.cc
 
 // The com.onyx FusedConv kernel, which com.microsoft FusedConv shares (same
 // inputs, attributes and formula; providers/cpu/contrib).

@@ -2,6 +2,7 @@
 // they replace (engine/optimizer/README.md), on seeded random shapes,
 // attributes and data. Both sessions run with the optimizer disabled, so the
 // fused node runs as written and the composition is not fused back.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -258,6 +259,97 @@ TEST(FusedKernelsTest, LayerNormalizationMatchesReduceMeanComposition) {
     unfused.Node("Add", {"scaled", "bias"}, {"y"});
     ExpectSameOutput(fused, unfused, {{"x", Value(x)}}, "trial " + std::to_string(trial));
   }
+}
+
+// Every permutation of a rank-r tensor's axes, and one at random.
+std::vector<int64_t> RandomPerm(std::mt19937& rng, int64_t rank) {
+  std::vector<int64_t> perm(rank);
+  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  return perm;
+}
+
+// Dims seen through a permutation: out[i] = dims[perm[i]].
+std::vector<int64_t> PermutedDims(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> out;
+  for (int64_t p : perm) out.push_back(dims[p]);
+  return out;
+}
+
+// The inverse permutation: the Transpose that restores the original order.
+std::vector<int64_t> Inverse(const std::vector<int64_t>& perm) {
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+  return inv;
+}
+
+// Random permutations of A, B and the product (those that keep a contiguous
+// row or column and those the kernel copies first), batch broadcasting
+// between operands of different ranks, and a scale.
+TEST(FusedKernelsTest, TransposedMatMulMatchesTransposesAroundMatMul) {
+  std::mt19937 rng(31);
+  for (int trial = 0; trial < 4 * kTrials; ++trial) {
+    const int64_t rank_a = Pick(rng, 2, 4), rank_b = trial % 3 == 0 ? 2 : rank_a;
+    const int64_t rank_y = std::max(rank_a, rank_b);
+    std::vector<int64_t> batch;
+    for (int64_t d = 0; d < rank_y - 2; ++d) batch.push_back(Pick(rng, 1, 3));
+    const int64_t m = Pick(rng, 1, 7), k = Pick(rng, 1, 9), n = Pick(rng, 1, 6);
+    // The operands as multiplied ([..., M, K] and [..., K, N]); a batch dim
+    // of B is 1 now and then (broadcast).
+    std::vector<int64_t> a_view(batch.end() - (rank_a - 2), batch.end()), b_view;
+    a_view.push_back(m);
+    a_view.push_back(k);
+    for (int64_t d = rank_y - rank_b; d < rank_y - 2; ++d) b_view.push_back(Pick(rng, 0, 3) == 0 ? 1 : batch[d]);
+    b_view.push_back(k);
+    b_view.push_back(n);
+    const std::vector<int64_t> perm_a = RandomPerm(rng, rank_a), perm_b = RandomPerm(rng, rank_b),
+                               perm_y = RandomPerm(rng, rank_y);
+    // Stored so that Transpose(stored, perm) is the view.
+    const std::vector<int64_t> a_dims = PermutedDims(a_view, Inverse(perm_a)),
+                               b_dims = PermutedDims(b_view, Inverse(perm_b));
+    const float alpha = trial % 2 == 0 ? 1.f : 0.125f;
+    const uint32_t seed = 40 * trial;
+    const Tensor a = RandomFloatTensor(a_dims, seed + 1), b = RandomFloatTensor(b_dims, seed + 2);
+    ModelBuilder fused = NewModel(rank_y);
+    fused.Input("a", DataType::kFloat, a_dims).Input("b", DataType::kFloat, b_dims);
+    auto& node = fused.Node("TransposedMatMul", {"a", "b"}, {"y"});
+    node.set_domain(kDomain);
+    *node.add_attribute() = IntsAttr("perm_a", perm_a);
+    *node.add_attribute() = IntsAttr("perm_b", perm_b);
+    *node.add_attribute() = IntsAttr("perm_y", perm_y);
+    if (alpha != 1.f) *node.add_attribute() = FloatAttr("alpha", alpha);
+    ModelBuilder unfused = NewModel(rank_y);
+    unfused.Input("a", DataType::kFloat, a_dims).Input("b", DataType::kFloat, b_dims);
+    unfused.Initializer("alpha", FloatTensor({}, {alpha}));
+    *unfused.Node("Transpose", {"a"}, {"ta"}).add_attribute() = IntsAttr("perm", perm_a);
+    *unfused.Node("Transpose", {"b"}, {"tb"}).add_attribute() = IntsAttr("perm", perm_b);
+    unfused.Node("MatMul", {"ta", "tb"}, {"p"});
+    unfused.Node("Mul", {"p", "alpha"}, {"scaled"});
+    *unfused.Node("Transpose", {"scaled"}, {"y"}).add_attribute() = IntsAttr("perm", perm_y);
+    ExpectSameOutput(fused, unfused, {{"a", Value(a)}, {"b", Value(b)}}, "trial " + std::to_string(trial));
+  }
+}
+
+TEST(FusedKernelsTest, TransposedMatMulRefusesAPermOfTheWrongRankNamingIt) {
+  ModelBuilder m = NewModel(3);
+  m.Input("a", DataType::kFloat, {2, 3, 4}).Input("b", DataType::kFloat, {2, 4, 5});
+  auto& node = m.Node("TransposedMatMul", {"a", "b"}, {"y"});
+  node.set_domain(kDomain);
+  *node.add_attribute() = IntsAttr("perm_b", {1, 0});
+  auto out =
+      RunUnoptimized(m, {{"a", Value(RandomFloatTensor({2, 3, 4}, 1))}, {"b", Value(RandomFloatTensor({2, 4, 5}, 2))}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("perm_b has 2 entries"), std::string::npos) << out.status();
+
+  ModelBuilder bad = NewModel(3);
+  bad.Input("a", DataType::kFloat, {2, 3, 4}).Input("b", DataType::kFloat, {2, 4, 5});
+  auto& dup = bad.Node("TransposedMatMul", {"a", "b"}, {"y"});
+  dup.set_domain(kDomain);
+  *dup.add_attribute() = IntsAttr("perm_a", {0, 0, 1});
+  out = RunUnoptimized(bad,
+                       {{"a", Value(RandomFloatTensor({2, 3, 4}, 1))}, {"b", Value(RandomFloatTensor({2, 4, 5}, 2))}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("perm_a"), std::string::npos) << out.status();
 }
 
 TEST(FusedKernelsTest, UnknownActivationIsRefusedNamingIt) {
