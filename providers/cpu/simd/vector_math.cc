@@ -306,6 +306,43 @@ float SumImpl(const float* x, int64_t n) {
   return sum;
 }
 
+// y = softmax(x + add) over one row of n >= 1 (add may be nullptr): the sum,
+// the max, the exps with their running sum, and the scaling, each one pass
+// over the row (y holds the intermediate values).
+void SoftmaxRowImpl(const float* x, const float* add, float* y, int64_t n) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float* src = x;
+  if (add != nullptr) {
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, add + i)), d, y + i);
+    for (; i < n; ++i) y[i] = x[i] + add[i];
+    src = y;
+  }
+  const float max = MaxValueImpl(src, n);
+  const V shift = hn::Set(d, std::isinf(max) ? 0.f : max);
+  V acc = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const V e = ExpV(d, hn::Sub(hn::LoadU(d, src + i), shift));
+    hn::StoreU(e, d, y + i);
+    acc = hn::Add(acc, e);
+  }
+  if (i < n) {  // the tail through a padded block; the padding adds nothing
+    HWY_ALIGN float block[64] = {};
+    std::memcpy(block, src + i, (n - i) * sizeof(float));
+    const V e =
+        hn::IfThenElseZero(hn::FirstN(d, static_cast<size_t>(n - i)), ExpV(d, hn::Sub(hn::Load(d, block), shift)));
+    hn::Store(e, d, block);
+    std::memcpy(y + i, block, (n - i) * sizeof(float));
+    acc = hn::Add(acc, e);
+  }
+  const V scale = hn::Set(d, 1.f / hn::GetLane(hn::SumOfLanes(d, acc)));
+  for (i = 0; i + lanes <= n; i += lanes) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), scale), d, y + i);
+  const float s = hn::GetLane(scale);
+  for (; i < n; ++i) y[i] *= s;
+}
+
 // y = saturate(round_half_even(x / scale) + zero_point) to [0, 255].
 void QuantizeUint8Impl(const float* x, int64_t n, float scale, float zero_point, uint8_t* y) {
   const D d;
@@ -373,9 +410,13 @@ HWY_EXPORT(RangeWithZeroImpl);
 HWY_EXPORT(QuantizeUint8Impl);
 HWY_EXPORT(MaxValueImpl);
 HWY_EXPORT(SumImpl);
+HWY_EXPORT(SoftmaxRowImpl);
 
 float MaxValue(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxValueImpl)(x, n); }
 float Sum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumImpl)(x, n); }
+void SoftmaxRow(const float* x, const float* add, float* y, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(x, add, y, n);
+}
 
 void RangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
   HWY_DYNAMIC_DISPATCH(RangeWithZeroImpl)(x, n, lo, hi);

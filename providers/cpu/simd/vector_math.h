@@ -60,6 +60,12 @@ void LstmCell(const float* gates, const float* x, int64_t n, float* c, float* h)
 float MaxValue(const float* x, int64_t n);
 float Sum(const float* x, int64_t n);
 
+// y = softmax(x + add) over one contiguous row of n >= 1 (add: nullptr for
+// none; y may be x but must not otherwise overlap x or add): the max (as
+// MaxValue) subtracted before Exp, a row of -inf (fully masked) gives NaN as
+// the division 0/0 does, and NaN in x gives a row of NaN.
+void SoftmaxRow(const float* x, const float* add, float* y, int64_t n);
+
 // Dynamic uint8 quantization (DynamicQuantizeLinear, DynamicQuantizeMatMul):
 // the range of x widened to include 0 (NaNs skipped), and
 // y = saturate(round_half_even(x / scale) + zero_point) to [0, 255] with a

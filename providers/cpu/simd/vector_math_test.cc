@@ -245,6 +245,39 @@ TEST_P(VectorMathTest, MaxValueAndSumOfRows) {
   }
 }
 
+// Against the softmax computed in double; with and without the added row,
+// in place, with a fully masked row (NaN, 0/0) and a NaN input.
+TEST_P(VectorMathTest, SoftmaxRowMatchesDoubleSoftmax) {
+  for (int64_t n : {1, 2, 7, 16, 17, 33, 128, 197}) {
+    std::vector<float> x(n), add(n), y(n);
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = 6.f * std::sin(0.7f * i) + 0.5f * (i % 3);
+      add[i] = i % 4 == 3 ? -10000.f : 0.25f * (i % 2);
+    }
+    for (bool with_add : {false, true}) {
+      std::vector<double> want(n);
+      double max = -INFINITY, sum = 0;
+      for (int64_t i = 0; i < n; ++i) max = std::max(max, double(x[i]) + (with_add ? double(add[i]) : 0.0));
+      for (int64_t i = 0; i < n; ++i) sum += want[i] = std::exp(double(x[i]) + (with_add ? double(add[i]) : 0.0) - max);
+      SoftmaxRow(x.data(), with_add ? add.data() : nullptr, y.data(), n);
+      std::vector<float> in_place = x;
+      SoftmaxRow(in_place.data(), with_add ? add.data() : nullptr, in_place.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        // x + add and x - max rounded to float, exps of 1 ulp, a float sum
+        // of n of them and one scaling: within 16 float ulps.
+        EXPECT_NEAR(y[i], want[i] / sum, 2e-6 * (want[i] / sum) + 1e-30) << "n=" << n << " i=" << i << " " << with_add;
+        EXPECT_EQ(in_place[i], y[i]) << "n=" << n << " i=" << i;
+      }
+    }
+    std::vector<float> masked(n, -INFINITY);
+    SoftmaxRow(masked.data(), nullptr, y.data(), n);
+    for (int64_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(y[i])) << "n=" << n << " i=" << i;
+    x[n / 2] = std::numeric_limits<float>::quiet_NaN();
+    SoftmaxRow(x.data(), nullptr, y.data(), n);
+    for (int64_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(y[i])) << "n=" << n << " i=" << i;
+  }
+}
+
 TEST_P(VectorMathTest, DynamicQuantizationMatchesTheOnnxFormula) {
   for (int64_t n : {0, 1, 5, 16, 33, 1000}) {
     std::vector<float> x(n);
