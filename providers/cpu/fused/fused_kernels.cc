@@ -17,6 +17,7 @@ void RegisterFusedKernels(KernelRegistry& r) {
   RegisterGeluKernels(r);
   RegisterLayerNormKernels(r);
   RegisterTransposedMatMulKernels(r);
+  RegisterMaskedSoftmaxKernels(r);
 }
 
 absl::StatusOr<bool> ParseReluActivation(const OpKernelInfo& info) {

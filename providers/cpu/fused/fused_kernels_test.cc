@@ -352,6 +352,45 @@ TEST(FusedKernelsTest, TransposedMatMulRefusesAPermOfTheWrongRankNamingIt) {
   EXPECT_NE(out.status().message().find("perm_a"), std::string::npos) << out.status();
 }
 
+// Masks of every broadcast form: full, a row per batch ([b, 1, 1, s]), one
+// value per row ([..., 1], which the softmax ignores unless it is -inf),
+// lower rank, with masked (-10000 and -inf) positions.
+TEST(FusedKernelsTest, MaskedSoftmaxMatchesAddThenSoftmax) {
+  std::mt19937 rng(37);
+  for (int trial = 0; trial < 2 * kTrials; ++trial) {
+    std::vector<int64_t> x_dims;
+    const int64_t rank = Pick(rng, 1, 4);
+    for (int64_t d = 0; d < rank; ++d) x_dims.push_back(Pick(rng, 1, d == rank - 1 ? 40 : 4));
+    std::vector<int64_t> m_dims(x_dims.begin() + Pick(rng, 0, rank - 1), x_dims.end());
+    for (auto& dim : m_dims) {
+      if (Pick(rng, 0, 2) == 0) dim = 1;
+    }
+    const Tensor x = RandomFloatTensor(x_dims, 50 * trial + 1);
+    Tensor m = RandomFloatTensor(m_dims, 50 * trial + 2);
+    if (m.num_elements() > 1) m.mutable_data<float>()[0] = -10000.f;
+    // -inf where its row keeps finite entries (a row of -inf is NaN both ways).
+    if (m_dims.back() == x_dims.back() && x_dims.back() > 2 && trial % 3 == 0) m.mutable_data<float>()[1] = -INFINITY;
+    ModelBuilder fused = NewModel(rank);
+    fused.Input("x", DataType::kFloat, x_dims).Input("m", DataType::kFloat, m_dims);
+    fused.Node("MaskedSoftmax", {"x", "m"}, {"y"}).set_domain(kDomain);
+    ModelBuilder unfused = NewModel(rank);
+    unfused.Input("x", DataType::kFloat, x_dims).Input("m", DataType::kFloat, m_dims);
+    unfused.Node("Add", {"x", "m"}, {"s"});
+    unfused.Node("Softmax", {"s"}, {"y"});
+    ExpectSameOutput(fused, unfused, {{"x", Value(x)}, {"m", Value(m)}}, "trial " + std::to_string(trial), 1e-5);
+  }
+}
+
+TEST(FusedKernelsTest, MaskedSoftmaxRefusesAMaskThatWidensTheScores) {
+  ModelBuilder m = NewModel(2);
+  m.Input("x", DataType::kFloat, {2, 3}).Input("m", DataType::kFloat, {4, 1, 3});
+  m.Node("MaskedSoftmax", {"x", "m"}, {"y"}).set_domain(kDomain);
+  auto out =
+      RunUnoptimized(m, {{"x", Value(RandomFloatTensor({2, 3}, 1))}, {"m", Value(RandomFloatTensor({4, 1, 3}, 2))}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("must broadcast to X"), std::string::npos) << out.status();
+}
+
 TEST(FusedKernelsTest, UnknownActivationIsRefusedNamingIt) {
   ModelBuilder m = NewModel(2);
   m.Input("a", DataType::kFloat, {2, 3}).Initializer("b", RandomFloatTensor({3, 4}, 1));

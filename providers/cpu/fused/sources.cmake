@@ -5,6 +5,7 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   fused/fused_matmul.cc
   fused/gelu.cc
   fused/layer_norm.cc
+  fused/masked_softmax.cc
   fused/transposed_matmul.cc
 )
 
