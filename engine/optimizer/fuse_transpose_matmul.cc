@@ -18,6 +18,16 @@ int64_t FloatRank(const Graph& graph, const std::string& value) {
   return static_cast<int64_t>(info->dims.size());
 }
 
+// True for a permutation of 0..n-1 (a model's perm attribute may be anything).
+bool IsPermutation(const std::vector<int64_t>& perm) {
+  std::vector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(perm.size()) || seen[p]) return false;
+    seen[p] = true;
+  }
+  return true;
+}
+
 // A MatMul operand read through the Transposes that produce it: `source`
 // seen through `perm` (view axis i is source axis perm[i]; empty: identity).
 struct Operand {
@@ -39,7 +49,7 @@ Operand Unwind(const Graph& graph, const std::string& value, const Node* reader)
       if (rank < 0) break;
       for (int64_t i = rank - 1; i >= 0; --i) p.push_back(i);
     }
-    if (!op.perm.empty() && p.size() != op.perm.size()) break;
+    if (!IsPermutation(p) || (!op.perm.empty() && p.size() != op.perm.size())) break;
     // T's output axis j is its input's axis p[j], so view axis i, which was
     // T's output axis perm[i], is T's input axis p[perm[i]].
     std::vector<int64_t> composed(p.size());
@@ -93,8 +103,13 @@ absl::StatusOr<bool> FuseTransposeMatMul::ApplyImpl(Graph& graph) const {
     const int64_t rank_a = FloatRank(graph, mm->inputs[0]), rank_b = FloatRank(graph, mm->inputs[1]);
     if (rank_a < 2 || rank_b < 2) continue;
     Operand a = Unwind(graph, mm->inputs[0], mm), b = Unwind(graph, mm->inputs[1], mm);
-    if (!a.perm.empty() && (!KeepsContiguousMatrix(a.perm) || IsIdentity(a.perm))) a = {mm->inputs[0], {}, {}};
-    if (!b.perm.empty() && (!KeepsContiguousMatrix(b.perm) || IsIdentity(b.perm))) b = {mm->inputs[1], {}, {}};
+    // The composed view must be the operand the MatMul reads (its rank) and
+    // keep a unit-stride row or column.
+    auto keep = [](const Operand& op, int64_t rank) {
+      return static_cast<int64_t>(op.perm.size()) == rank && KeepsContiguousMatrix(op.perm) && !IsIdentity(op.perm);
+    };
+    if (!a.perm.empty() && !keep(a, rank_a)) a = {mm->inputs[0], {}, {}};
+    if (!b.perm.empty() && !keep(b, rank_b)) b = {mm->inputs[1], {}, {}};
 
     // The product's readers: a constant scalar scale, then a Transpose that
     // keeps the last axis last.
@@ -115,8 +130,10 @@ absl::StatusOr<bool> FuseTransposeMatMul::ApplyImpl(Graph& graph) const {
     std::vector<int64_t> perm_y;
     if (IsOp(next, "Transpose")) {
       const auto* attr = next->FindAttribute("perm");
-      if (attr != nullptr && attr->ints_size() == rank_y && attr->ints(rank_y - 1) == rank_y - 1) {
-        perm_y.assign(attr->ints().begin(), attr->ints().end());
+      std::vector<int64_t> p;
+      if (attr != nullptr) p.assign(attr->ints().begin(), attr->ints().end());
+      if (static_cast<int64_t>(p.size()) == rank_y && IsPermutation(p) && p[rank_y - 1] == rank_y - 1) {
+        perm_y = std::move(p);
         consumed.push_back(next);
         result = next->outputs[0];
       }

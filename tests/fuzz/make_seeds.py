@@ -111,6 +111,22 @@ def models():
         helper.make_node("Softmax", ["s"], ["p"], axis=-1),
         helper.make_node("LayerNormalization", ["p", "g", "b"], ["y"], axis=-1)],
         [f32("q", [1, 4, 8]), f32("k", [1, 8, 4])], [f32("y", [1, 4, 4])], [init("g", w(4)), init("b", w(4))])
+    # A Hugging Face attention block's core: head split / key transpose /
+    # head merge Transposes, the scale and the mask Add (the strided-product
+    # and masked-softmax rewrites).
+    heads = [1, 4, 2, 3]  # batch, sequence, heads, head size
+    out["attention_heads"] = model([
+        helper.make_node("Transpose", ["q"], ["qh"], perm=[0, 2, 1, 3]),
+        helper.make_node("Transpose", ["k"], ["kh"], perm=[0, 2, 3, 1]),
+        helper.make_node("Transpose", ["v"], ["vh"], perm=[0, 2, 1, 3]),
+        helper.make_node("MatMul", ["qh", "kh"], ["s"]),
+        helper.make_node("Div", ["s", "scale"], ["ss"]),
+        helper.make_node("Add", ["ss", "mask"], ["sm"]),
+        helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "vh"], ["c"]),
+        helper.make_node("Transpose", ["c"], ["y"], perm=[0, 2, 1, 3])],
+        [f32("q", heads), f32("k", heads), f32("v", heads), f32("mask", [1, 1, 1, 4])], [f32("y", heads)],
+        [init("scale", np.float32(1.7320508))])
     return out
 
 
