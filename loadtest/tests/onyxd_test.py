@@ -21,6 +21,7 @@ usage: onyxd_test.py --onyxd BIN --proto-dir DIR --repo DIR --onyx-load BIN --be
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,7 @@ import python_client_test as e2e  # noqa: E402
 import load_harness as h  # noqa: E402
 
 ARGS = None
-ROUNDS = 7  # interleaved rounds of each client; the best of each is compared
+ROUNDS = 7  # interleaved rounds of each client; the medians are compared
 ADDRESS = METRICS = None
 MODS = None
 
@@ -102,9 +103,12 @@ def empty_call_efficiency():
             mine.append(rate_of([ARGS.onyx_load, "--quiet", "--target", ADDRESS, "--empty", "--concurrency", "16",
                                  "--threads", "1", "--duration", "2s", "--warmup", "0.5s", "--json", path],
                                 from_report))
-    ratio = max(mine) / max(bench)
-    print("  empty calls/s, best of %d: onyx-load %.0f, bench/serving %.0f (%.2f); rounds %s" % (
-        ROUNDS, max(mine), max(bench), ratio, ", ".join("%.0f/%.0f" % (a, b) for a, b in zip(mine, bench))))
+    # Medians of the interleaved rounds: one lucky round of either client
+    # (2 cores shared with the server) must not decide, as a best-of did.
+    ratio = statistics.median(mine) / statistics.median(bench)
+    print("  empty calls/s, median of %d: onyx-load %.0f, bench/serving %.0f (%.2f); rounds %s" % (
+        ROUNDS, statistics.median(mine), statistics.median(bench), ratio,
+        ", ".join("%.0f/%.0f" % (a, b) for a, b in zip(mine, bench))))
     return None if ratio >= 0.9 else "onyx-load reached %.0f%% of the bench client's empty-call rate" % (ratio * 100)
 
 
