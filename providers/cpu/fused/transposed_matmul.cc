@@ -199,22 +199,18 @@ class TransposedMatMul final : public OpKernel {
       // the product to the sgemm path below.
       if (status.ok()) return status;
     }
+    // An operand with no unit-stride row or column is copied dense first.
+    auto accessible = [](const float*& data, View& view, Tensor& copy) {
+      MatrixAccess access = AccessOf(view);
+      if (!access.strided) return access;
+      View dense;
+      copy = Materialize(data, view, dense);
+      view = dense;
+      data = copy.data<float>();
+      return AccessOf(view);
+    };
     Tensor a_copy, b_copy;
-    MatrixAccess ma = AccessOf(va), mb = AccessOf(vb);
-    if (ma.strided) {
-      View dense;
-      a_copy = Materialize(pa, va, dense);
-      va = dense;
-      pa = a_copy.data<float>();
-      ma = AccessOf(va);
-    }
-    if (mb.strided) {
-      View dense;
-      b_copy = Materialize(pb, vb, dense);
-      vb = dense;
-      pb = b_copy.data<float>();
-      mb = AccessOf(vb);
-    }
+    const MatrixAccess ma = accessible(pa, va, a_copy), mb = accessible(pb, vb, b_copy);
     View vp{s.out, p_strides};
     MatrixAccess mp = AccessOf(vp);
     Tensor p_dense;  // the product, when Y's permutation leaves no contiguous row
