@@ -166,10 +166,17 @@ def sample_process(pid, t):
     return ProcessSample(t, rss, threads, fds)
 
 
-# gRPC 1.51's default executor starts threads on demand, up to twice the CPU
-# count, and keeps them for the life of the process: growing to that bound is
-# not a leak. (A thread's comm is cut at 15 characters.)
-GRPC_EXECUTOR_THREAD = "default-executo"
+# gRPC 1.51 runs pools of its own that start threads on demand and keep some
+# for a while: the default executor (up to twice the CPU count, kept for the
+# life of the process), the timer manager (a new thread whenever no waiter is
+# left when a timer fires; extras exit later) and the event engine's pool.
+# Growing inside those bounds is not a leak. A thread's comm is cut at 15
+# characters.
+GRPC_POOL_THREADS = ("default-executo", "grpc_global_tim", "event_engine")
+
+
+def grpc_pool_bound():
+    return max(4, 2 * (os.cpu_count() or 1))
 
 
 def thread_names(pid):
@@ -185,10 +192,10 @@ def thread_names(pid):
 
 
 def threads_beyond_pools(pid):
-    """Threads of `pid`, with gRPC's executor counted only past its bound."""
+    """Threads of `pid`, with each of gRPC's on-demand pools counted only past
+    its bound."""
     names = thread_names(pid)
-    executor = names[GRPC_EXECUTOR_THREAD]
-    return sum(names.values()) - min(executor, 2 * (os.cpu_count() or 1))
+    return sum(n if name not in GRPC_POOL_THREADS else max(0, n - grpc_pool_bound()) for name, n in names.items())
 
 
 _SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)")

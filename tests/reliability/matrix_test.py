@@ -13,8 +13,8 @@ After every row:
     row's the one it expects, every OK answer equal to its reference;
   - onyxd is alive, the canary has had only correct OK answers;
   - queue depth and in-flight gauges are 0; onyxd's threads (gRPC's
-    executor pool, which grows to twice the CPU count and stays, counted only
-    past that bound), open file
+    executor, timer and event engine pools, which start threads on demand
+    and keep some, counted only past max(4, twice the CPU count) each), open file
     descriptors and the `mlp` and `canary` arenas' bytes in use are back to
     their values before the first row (threads and descriptors get 10 s to
     settle: gRPC closes idle connections lazily);
