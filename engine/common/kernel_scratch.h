@@ -24,6 +24,7 @@ enum ScratchSlot : int {
   kScratchAccumulator,        // an integer kernel's int32 result before requantization
   kScratchAttentionOperands,  // Attention's Q, K, V and Y in head-major float
   kScratchAttentionScores,    // Attention's score rows
+  kScratchRecurrentInput,     // a recurrent layer's input projection for every time step
   kScratchSlots
 };
 

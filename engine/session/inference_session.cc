@@ -24,6 +24,7 @@
 #include "graph/shape_propagation.h"
 #include "onyx/status_macros.h"
 #include "optimizer/fuse_masked_softmax.h"
+#include "optimizer/fuse_recurrent_transposes.h"
 #include "optimizer/fuse_transpose_matmul.h"
 #include "optimizer/graph_transformer.h"
 #include "optimizer/nhwc_layout.h"
@@ -267,17 +268,20 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
     if (inlined == 0) break;
     RETURN_IF_ERROR(ReinferShapes(graph, impl->model.ir_version).status());
   }
-  // The channels-last, strided-product and masked-softmax operators are the
-  // CPU provider's: these passes run only when it runs the whole graph.
+  // The channels-last, strided-product, masked-softmax and strided
+  // recurrent operators are the CPU provider's: these passes run only when it
+  // runs the whole graph.
   const bool host_only = std::all_of(impl->providers.begin(), impl->providers.end(),
                                      [](const auto& p) { return std::string_view(p->device()) == "cpu"; });
   if (options.optimization_level == OptimizationLevel::kAll && host_only) {
     const NhwcLayout layout;
     const FuseTransposeMatMul strided_products;
     const FuseMaskedSoftmax masked_softmax;
+    const FuseRecurrentTransposes recurrent_transposes;
     for (const GraphTransformer* pass :
          {static_cast<const GraphTransformer*>(&layout), static_cast<const GraphTransformer*>(&strided_products),
-          static_cast<const GraphTransformer*>(&masked_softmax)}) {
+          static_cast<const GraphTransformer*>(&masked_softmax),
+          static_cast<const GraphTransformer*>(&recurrent_transposes)}) {
       auto applied = pass->Apply(graph);
       if (!applied.ok())
         return absl::Status(applied.status().code(), absl::StrCat(impl->label, ": ", applied.status().message()));

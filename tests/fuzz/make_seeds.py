@@ -6,8 +6,8 @@ each split into accepted/ and refused/ seeds:
 
 corpus/model    small ONNX models: element-wise, MatMul/Gemm, Conv with
                 BatchNormalization and pooling, shape arithmetic (Shape, Gather,
-                Concat, Reshape), If and Loop subgraphs, an RNN, Resize,
-                a quantized pair;
+                Concat, Reshape), If and Loop subgraphs, a GRU, a batch-first
+                LSTM between Transposes, Resize, a quantized pair;
 corpus/request  ModelInferRequests for request_fuzzer.cc's signatures: raw and
                 typed contents, BYTES, shared memory inputs and outputs,
                 parameters;
@@ -127,6 +127,14 @@ def models():
         helper.make_node("Transpose", ["c"], ["y"], perm=[0, 2, 1, 3])],
         [f32("q", heads), f32("k", heads), f32("v", heads), f32("mask", [1, 1, 1, 4])], [f32("y", heads)],
         [init("scale", np.float32(1.7320508))])
+    # A batch-first bidirectional LSTM as PyTorch exports it: the Transposes
+    # around it fold into the layer's strided form.
+    out["lstm_batch_first"] = model([
+        helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2]),
+        helper.make_node("LSTM", ["xt", "W", "R", "B"], ["y", "h"], hidden_size=3, direction="bidirectional"),
+        helper.make_node("Transpose", ["y"], ["yt"], perm=[0, 2, 1, 3])],
+        [f32("x", [2, 3, 4])], [f32("yt", [3, 2, 2, 3]), f32("h", [2, 2, 3])],
+        [init("W", w(2, 12, 4)), init("R", w(2, 12, 3)), init("B", w(2, 24))])
     return out
 
 

@@ -4,6 +4,7 @@
 //   ht = g(Xt Wh^T + (rt . Ht-1) Rh^T + Rbh + Wbh)          (linear_before_reset = 0)
 //   ht = g(Xt Wh^T + rt . (Ht-1 Rh^T + Rbh) + Wbh)          (linear_before_reset = 1)
 //   Ht = (1 - zt) . ht + zt . Ht-1
+#include "graph/op_domains.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_util.h"
@@ -34,13 +35,13 @@ class Gru final : public OpKernel {
   template <typename T>
   absl::Status Run(OpKernelContext& ctx, const RnnInputs& in) const {
     const int64_t h = in.hidden, batch = in.batch, dirs = attrs_.num_directions;
-    Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
+    RnnOutputY<T> y;
+    RETURN_IF_ERROR(y.Open(ctx, attrs_, in));
     Tensor y_h = in.initial_h.Clone();
     RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
-      std::unique_ptr<T[]> xw;
       std::vector<T> zr(batch * 2 * h), hh(batch * h), rh(batch * h);
       const bool reverse = attrs_.reverse || d == 1;
-      RETURN_IF_ERROR(InputProjection<T>(in, d, 3, 2, xw));
+      ASSIGN_OR_RETURN(const T* xw, InputProjection<T>(in, d, 3, 2));
       T* state = y_h.mutable_data<T>() + d * batch * h;
       const T* r = in.r.data<T>() + d * 3 * h * h;
       const bool packed = !packed_r_.empty();
@@ -56,7 +57,7 @@ class Gru final : public OpKernel {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
           T* gates = zr.data() + b * 2 * h;
-          const T* x = xw.get() + (t * batch + b) * 3 * h;
+          const T* x = xw + in.XRow(t, b) * 3 * h;
           for (int64_t j = 0; j < 2 * h; ++j) gates[j] += x[j];
           ClipValues(gates, 2 * h, attrs_.clip);
           f.Apply(gates, 2 * h);
@@ -73,7 +74,7 @@ class Gru final : public OpKernel {
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
           const T* z = zr.data() + b * 2 * h;
           const T* rg = z + h;
-          const T* x = xw.get() + (t * batch + b) * 3 * h + 2 * h;
+          const T* x = xw + in.XRow(t, b) * 3 * h + 2 * h;
           T* cand = hh.data() + b * h;
           for (int64_t j = 0; j < h; ++j) {
             cand[j] = linear_before_reset_ ? x[j] + rg[j] * (cand[j] + rbh[j]) : x[j] + cand[j] + rbh[j];
@@ -81,16 +82,14 @@ class Gru final : public OpKernel {
           ClipValues(cand, h, attrs_.clip);
           g.Apply(cand, h);
           T* hs = state + b * h;
-          T* out = y.mutable_data<T>() + ((t * dirs + d) * batch + b) * h;
-          for (int64_t j = 0; j < h; ++j) {
-            hs[j] = (T(1) - z[j]) * cand[j] + z[j] * hs[j];
-            out[j] = hs[j];
-          }
+          for (int64_t j = 0; j < h; ++j) hs[j] = (T(1) - z[j]) * cand[j] + z[j] * hs[j];
+          if (T* out = y.Row(t, d, b)) std::copy_n(hs, h, out);
         }
       }
       return absl::OkStatus();
     }));
-    return WriteRnnOutputs(ctx, attrs_, in, y, {&y_h});
+    RETURN_IF_ERROR(y.Finish(ctx));
+    return WriteRnnStates(ctx, attrs_, in, {&y_h});
   }
 
   RnnAttributes attrs_;
@@ -102,6 +101,9 @@ class Gru final : public OpKernel {
 
 void RegisterGruKernels(KernelRegistry& r) {
   r.Register(KernelDefBuilder("GRU").Since(7).Types("T", kFloatTypes).Build(), MakeFactory<Gru>());
+  // Written by FuseRecurrentTransposes: x_layout and y_layout read X and write Y
+  // in the order of the Transposes it removed.
+  r.Register(KernelDefBuilder("GRU").Domain(kOnyxDomain).Build(), MakeFactory<Gru>());
 }
 
 }  // namespace onyx

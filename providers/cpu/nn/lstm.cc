@@ -6,6 +6,7 @@
 //   Ct = ft . Ct-1 + it . ct
 //   ot = f(Xt Wo^T + Ht-1 Ro^T + Po . Ct + Wbo + Rbo)
 //   Ht = ot . h(Ct)
+#include "graph/op_domains.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_util.h"
@@ -49,14 +50,14 @@ class Lstm final : public OpKernel {
   absl::Status Run(OpKernelContext& ctx, const RnnInputs& in, const Tensor& initial_c, const Tensor& peepholes,
                    bool has_peepholes) const {
     const int64_t h = in.hidden, batch = in.batch, dirs = attrs_.num_directions;
-    Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
+    RnnOutputY<T> y;
+    RETURN_IF_ERROR(y.Open(ctx, attrs_, in));
     Tensor y_h = in.initial_h.Clone();
     Tensor y_c = initial_c.Clone();
     RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
-      std::unique_ptr<T[]> xw;
       std::vector<T> g4(batch * 4 * h);
       const bool reverse = attrs_.reverse || d == 1;
-      RETURN_IF_ERROR(InputProjection<T>(in, d, 4, 4, xw));
+      ASSIGN_OR_RETURN(const T* xw, InputProjection<T>(in, d, 4, 4));
       T* hstate = y_h.mutable_data<T>() + d * batch * h;
       T* cstate = y_c.mutable_data<T>() + d * batch * h;
       const RecurrentBlock<T> r(in.r.data<T>() + d * 4 * h * h, 4 * h, h, batch,
@@ -77,12 +78,12 @@ class Lstm final : public OpKernel {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
           T* gates = g4.data() + b * 4 * h;
-          const T* x = xw.get() + (t * batch + b) * 4 * h;
-          T* out = y.mutable_data<T>() + ((t * dirs + d) * batch + b) * h;
+          const T* x = xw + in.XRow(t, b) * 4 * h;
+          T* out = y.Row(t, d, b);
           if constexpr (std::is_same_v<T, float>) {
             if (plain_cell) {
               simd::LstmCell(gates, x, h, cstate + b * h, hstate + b * h);
-              std::copy_n(hstate + b * h, h, out);
+              if (out != nullptr) std::copy_n(hstate + b * h, h, out);
               continue;
             }
           }
@@ -109,15 +110,14 @@ class Lstm final : public OpKernel {
           std::copy(cs, cs + h, c);
           hact.Apply(c, h);
           T* hs = hstate + b * h;
-          for (int64_t j = 0; j < h; ++j) {
-            hs[j] = o[j] * c[j];
-            out[j] = hs[j];
-          }
+          for (int64_t j = 0; j < h; ++j) hs[j] = o[j] * c[j];
+          if (out != nullptr) std::copy_n(hs, h, out);
         }
       }
       return absl::OkStatus();
     }));
-    return WriteRnnOutputs(ctx, attrs_, in, y, {&y_h, &y_c});
+    RETURN_IF_ERROR(y.Finish(ctx));
+    return WriteRnnStates(ctx, attrs_, in, {&y_h, &y_c});
   }
 
   RnnAttributes attrs_;
@@ -129,6 +129,9 @@ class Lstm final : public OpKernel {
 
 void RegisterLstmKernels(KernelRegistry& r) {
   r.Register(KernelDefBuilder("LSTM").Since(7).Types("T", kFloatTypes).Build(), MakeFactory<Lstm>());
+  // Written by FuseRecurrentTransposes: x_layout and y_layout read X and write Y
+  // in the order of the Transposes it removed.
+  r.Register(KernelDefBuilder("LSTM").Domain(kOnyxDomain).Build(), MakeFactory<Lstm>());
 }
 
 }  // namespace onyx

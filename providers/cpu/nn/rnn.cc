@@ -1,5 +1,6 @@
 // RNN: Ht = f(Xt * W^T + Ht-1 * R^T + Wb + Rb), forward, reverse or
 // bidirectional, with sequence_lens, initial_h, clip and layout.
+#include "graph/op_domains.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_util.h"
@@ -28,13 +29,13 @@ class Rnn final : public OpKernel {
   template <typename T>
   absl::Status Run(OpKernelContext& ctx, const RnnInputs& in) const {
     const int64_t h = in.hidden, batch = in.batch, dirs = attrs_.num_directions;
-    Tensor y = Tensor::Allocate(in.compute_type, {in.seq, dirs, batch, h});
+    RnnOutputY<T> y;
+    RETURN_IF_ERROR(y.Open(ctx, attrs_, in));
     Tensor y_h = in.initial_h.Clone();
     RETURN_IF_ERROR(ForEachDirection(dirs, [&](int d) -> absl::Status {
-      std::unique_ptr<T[]> xw;
       std::vector<T> hr(batch * h);
       const bool reverse = attrs_.reverse || d == 1;
-      RETURN_IF_ERROR(InputProjection<T>(in, d, 1, 1, xw));
+      ASSIGN_OR_RETURN(const T* xw, InputProjection<T>(in, d, 1, 1));
       T* state = y_h.mutable_data<T>() + d * batch * h;
       const RecurrentBlock<T> r(in.r.data<T>() + d * h * h, h, h, batch,
                                 packed_r_.empty() ? nullptr : &packed_r_[d][0]);
@@ -44,17 +45,18 @@ class Rnn final : public OpKernel {
           if (step >= in.seq_lens[b]) continue;
           const int64_t t = RnnTimeIndex(reverse, step, in.seq_lens[b]);
           T* gate = hr.data() + b * h;
-          const T* x = xw.get() + (t * batch + b) * h;
+          const T* x = xw + in.XRow(t, b) * h;
           for (int64_t j = 0; j < h; ++j) gate[j] += x[j];
           ClipValues(gate, h, attrs_.clip);
           attrs_.activation(d, 0).Apply(gate, h);
           std::copy(gate, gate + h, state + b * h);
-          std::copy(gate, gate + h, y.mutable_data<T>() + ((t * dirs + d) * batch + b) * h);
+          if (T* out = y.Row(t, d, b)) std::copy(gate, gate + h, out);
         }
       }
       return absl::OkStatus();
     }));
-    return WriteRnnOutputs(ctx, attrs_, in, y, {&y_h});
+    RETURN_IF_ERROR(y.Finish(ctx));
+    return WriteRnnStates(ctx, attrs_, in, {&y_h});
   }
 
   RnnAttributes attrs_;
@@ -65,6 +67,9 @@ class Rnn final : public OpKernel {
 
 void RegisterRnnKernels(KernelRegistry& r) {
   r.Register(KernelDefBuilder("RNN").Since(7).Types("T", kFloatTypes).Build(), MakeFactory<Rnn>());
+  // Written by FuseRecurrentTransposes: x_layout and y_layout read X and write Y
+  // in the order of the Transposes it removed.
+  r.Register(KernelDefBuilder("RNN").Domain(kOnyxDomain).Build(), MakeFactory<Rnn>());
 }
 
 }  // namespace onyx

@@ -5,7 +5,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/kernel_scratch.h"
 #include "common/parallel_for.h"
+#include "graph/op_domains.h"
 #include "onyx/status_macros.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/nn/conv_util.h"
@@ -35,8 +37,8 @@ constexpr ActivationSpec kActivations[] = {
     {"Softplus", RnnActivation::Kind::kSoftplus, 0, 0.f, 0.f},
 };
 
-// [dirs, batch, hidden] <-> [batch, dirs, hidden] (or Y's [seq, dirs, batch, h]
-// <-> [batch, seq, dirs, h]): swaps the outer dims a and b of [a, b, inner].
+// [dirs, batch, hidden] <-> [batch, dirs, hidden]: swaps the outer dims a and
+// b of [a, b, inner].
 template <typename T>
 void SwapOuter(const T* src, T* dst, int64_t a, int64_t b, int64_t inner) {
   for (int64_t i = 0; i < a; ++i) {
@@ -113,6 +115,18 @@ absl::StatusOr<RnnAttributes> RnnAttributes::FromInfo(const OpKernelInfo& info, 
   a.layout = info.AttrOr<int64_t>("layout", 0);
   if (a.layout != 0 && a.layout != 1)
     return info.Error(absl::StrCat("attribute 'layout' must be 0 or 1, received ", a.layout));
+  a.x_batch_major = a.layout == 1;
+  a.y_layout = a.layout == 1 ? RnnYLayout::kBatchSeqDir : RnnYLayout::kSeqDirBatch;
+  if (info.node().domain == kOnyxDomain) {
+    const int64_t x_layout = info.AttrOr<int64_t>("x_layout", a.layout);
+    if (x_layout != 0 && x_layout != 1)
+      return info.Error(absl::StrCat("attribute 'x_layout' must be 0 or 1, received ", x_layout));
+    const int64_t y_layout = info.AttrOr<int64_t>("y_layout", static_cast<int64_t>(a.y_layout));
+    if (y_layout < 0 || y_layout > 2)
+      return info.Error(absl::StrCat("attribute 'y_layout' must be 0, 1 or 2, received ", y_layout));
+    a.x_batch_major = x_layout == 1;
+    a.y_layout = static_cast<RnnYLayout>(y_layout);
+  }
   a.per_direction = per_direction;
   // The schema's default list (RNN: Tanh, Tanh) assumes two directions; use
   // `defaults` per direction unless the node sets the attribute.
@@ -151,8 +165,9 @@ absl::StatusOr<RnnInputs> ReadRnnInputs(const OpKernelContext& ctx, const RnnAtt
   in.compute_type = x->type() == DataType::kDouble ? DataType::kDouble : DataType::kFloat;
   const int64_t dirs = attrs.num_directions, h = attrs.hidden_size;
   in.hidden = h;
-  in.seq = attrs.layout == 0 ? x->dims()[0] : x->dims()[1];
-  in.batch = attrs.layout == 0 ? x->dims()[1] : x->dims()[0];
+  in.x_batch_major = attrs.x_batch_major;
+  in.seq = in.x_batch_major ? x->dims()[1] : x->dims()[0];
+  in.batch = in.x_batch_major ? x->dims()[0] : x->dims()[1];
   in.input_size = x->dims()[2];
   const Dims w_dims = {dirs, gates * h, in.input_size}, r_dims = {dirs, gates * h, h};
   if (w->dims() != w_dims) {
@@ -161,17 +176,7 @@ absl::StatusOr<RnnInputs> ReadRnnInputs(const OpKernelContext& ctx, const RnnAtt
   if (r->dims() != r_dims) {
     return ctx.Error(absl::StrCat("R has shape ", DimsToString(r->dims()), ", expected ", DimsToString(r_dims)));
   }
-  ASSIGN_OR_RETURN(Tensor xc, Convert(*x, in.compute_type));
-  if (attrs.layout == 1) {
-    in.x = Tensor::Allocate(in.compute_type, {in.seq, in.batch, in.input_size});
-    if (in.compute_type == DataType::kFloat) {
-      SwapOuter(xc.data<float>(), in.x.mutable_data<float>(), in.batch, in.seq, in.input_size);
-    } else {
-      SwapOuter(xc.data<double>(), in.x.mutable_data<double>(), in.batch, in.seq, in.input_size);
-    }
-  } else {
-    in.x = xc;
-  }
+  ASSIGN_OR_RETURN(in.x, Convert(*x, in.compute_type));
   ASSIGN_OR_RETURN(in.w, Convert(*w, in.compute_type));
   ASSIGN_OR_RETURN(in.r, Convert(*r, in.compute_type));
   if (const Tensor* b = ctx.Input(3)) {
@@ -219,8 +224,7 @@ absl::StatusOr<Tensor> ReadRnnState(const OpKernelContext& ctx, int input, const
 }
 
 template <typename T>
-absl::Status InputProjection(const RnnInputs& in, int direction, int gates, int recurrent_bias_gates,
-                             std::unique_ptr<T[]>& out) {
+absl::StatusOr<const T*> InputProjection(const RnnInputs& in, int direction, int gates, int recurrent_bias_gates) {
   const int64_t rows = in.seq * in.batch, cols = gates * in.hidden;
   const T* wb = in.b.data<T>() + direction * 2 * cols;
   const T* rb = wb + cols;
@@ -228,46 +232,80 @@ absl::Status InputProjection(const RnnInputs& in, int direction, int gates, int 
   for (int64_t j = 0; j < recurrent_bias_gates * in.hidden; ++j) bias[j] += rb[j];
   // Every row starts as the bias and the product accumulates onto it: one
   // pass over the output besides the GEMM's own.
-  out.reset(new T[rows * cols]);  // uninitialised: every element is written below
-  for (int64_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), out.get() + r * cols);
+  T* out = KernelScratch<T>(kScratchRecurrentInput, rows * cols);
+  if (out == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate the input projection (", rows, " x ", cols, " values)"));
+  }
+  for (int64_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), out + r * cols);
   const T* w = in.w.data<T>() + direction * cols * in.input_size;
-  return GemmAny<T>(false, true, rows, cols, in.input_size, in.x.data<T>(), in.input_size, w, in.input_size, true,
-                    out.get(), cols);
+  RETURN_IF_ERROR(GemmAny<T>(false, true, rows, cols, in.input_size, in.x.data<T>(), in.input_size, w, in.input_size,
+                             true, out, cols));
+  return out;
 }
 
-template absl::Status InputProjection<float>(const RnnInputs&, int, int, int, std::unique_ptr<float[]>&);
-template absl::Status InputProjection<double>(const RnnInputs&, int, int, int, std::unique_ptr<double[]>&);
+template absl::StatusOr<const float*> InputProjection<float>(const RnnInputs&, int, int, int);
+template absl::StatusOr<const double*> InputProjection<double>(const RnnInputs&, int, int, int);
 
-absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in, const Tensor& y,
-                             const std::vector<const Tensor*>& states) {
+template <typename T>
+absl::Status RnnOutputY<T>::Open(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in) {
+  if (!ctx.OutputRequested(0)) return absl::OkStatus();
+  const int64_t seq = in.seq, batch = in.batch, dirs = attrs.num_directions, h = in.hidden;
+  switch (attrs.y_layout) {
+    case RnnYLayout::kSeqDirBatch:
+      dims_ = {seq, dirs, batch, h};
+      time_stride_ = dirs * batch * h, dir_stride_ = batch * h, batch_stride_ = h;
+      break;
+    case RnnYLayout::kBatchSeqDir:
+      dims_ = {batch, seq, dirs, h};
+      time_stride_ = dirs * h, dir_stride_ = h, batch_stride_ = seq * dirs * h;
+      break;
+    case RnnYLayout::kSeqBatchDir:
+      dims_ = {seq, batch, dirs, h};
+      time_stride_ = batch * dirs * h, dir_stride_ = h, batch_stride_ = dirs * h;
+      break;
+  }
+  const DataType out_type = ctx.Input(0)->type();
+  if (out_type != in.compute_type) {
+    staging_ = Tensor::Allocate(in.compute_type, dims_);  // zeros
+    base_ = staging_.mutable_data<T>();
+    return absl::OkStatus();
+  }
+  // Zeros only where some entry's sequence ends early: every row is written
+  // otherwise.
+  Tensor* out = nullptr;
+  if (in.AllFullLength()) {
+    ASSIGN_OR_RETURN(out, ctx.OutputForOverwrite(0, dims_, out_type));
+  } else {
+    ASSIGN_OR_RETURN(out, ctx.Output(0, dims_, out_type));
+  }
+  base_ = out->mutable_data<T>();
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status RnnOutputY<T>::Finish(OpKernelContext& ctx) const {
+  if (staging_.num_elements() == 0 || base_ == nullptr) return absl::OkStatus();
+  const DataType out_type = ctx.Input(0)->type();
+  ASSIGN_OR_RETURN(Tensor converted, Convert(staging_, out_type));
+  ASSIGN_OR_RETURN(Tensor * out, ctx.OutputForOverwrite(0, dims_, out_type));
+  std::memcpy(out->mutable_raw(), converted.raw(), out->byte_size());
+  return absl::OkStatus();
+}
+
+template class RnnOutputY<float>;
+template class RnnOutputY<double>;
+
+absl::Status WriteRnnStates(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in,
+                            const std::vector<const Tensor*>& states) {
   const int64_t dirs = attrs.num_directions, h = in.hidden;
   const DataType out_type = ctx.Input(0)->type();
   auto store = [&](int index, const Tensor& value, const Dims& dims) -> absl::Status {
     ASSIGN_OR_RETURN(Tensor converted, Convert(value, out_type));
-    ASSIGN_OR_RETURN(Tensor* out, ctx.Output(index, dims, out_type));
+    ASSIGN_OR_RETURN(Tensor * out, ctx.OutputForOverwrite(index, dims, out_type));
     std::memcpy(out->mutable_raw(), converted.raw(), out->byte_size());
     return absl::OkStatus();
   };
-  const size_t elem = ElementSize(y.type());
-  if (ctx.OutputRequested(0)) {
-    if (attrs.layout == 0) {
-      RETURN_IF_ERROR(store(0, y, {in.seq, dirs, in.batch, h}));
-    } else {  // [seq, dirs, batch, h] -> [batch, seq, dirs, h]
-      const Dims dims = {in.batch, in.seq, dirs, h};
-      Tensor arranged = Tensor::Allocate(y.type(), dims);
-      const char* src = static_cast<const char*>(y.raw());
-      char* dst = static_cast<char*>(arranged.mutable_raw());
-      for (int64_t t = 0; t < in.seq; ++t) {
-        for (int64_t d = 0; d < dirs; ++d) {
-          for (int64_t b = 0; b < in.batch; ++b) {
-            std::memcpy(dst + ((b * in.seq + t) * dirs + d) * h * elem,
-                        src + ((t * dirs + d) * in.batch + b) * h * elem, h * elem);
-          }
-        }
-      }
-      RETURN_IF_ERROR(store(0, arranged, dims));
-    }
-  }
   for (size_t i = 0; i < states.size(); ++i) {
     const int index = static_cast<int>(i) + 1;
     if (!ctx.OutputRequested(index)) continue;

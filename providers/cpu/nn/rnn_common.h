@@ -3,8 +3,11 @@
 //
 //   ASSIGN_OR_RETURN(RnnAttributes attrs, RnnAttributes::FromInfo(info, 2, {"Sigmoid", "Tanh"}));
 //   ASSIGN_OR_RETURN(RnnInputs in, ReadRnnInputs(ctx, attrs, /*gates=*/3));
-//   ... run each direction over in.x [seq, batch, input] ...
-//   RETURN_IF_ERROR(WriteRnnOutputs(ctx, attrs, in, y, {&y_h}));
+//   RnnOutputY<float> y;
+//   RETURN_IF_ERROR(y.Open(ctx, attrs, in));
+//   ... run each direction over the rows in.XRow(t, b), writing y.Row(t, d, b) ...
+//   RETURN_IF_ERROR(y.Finish(ctx));
+//   RETURN_IF_ERROR(WriteRnnStates(ctx, attrs, in, {&y_h}));
 //
 // Everything computes in float, or double when X is double; inputs are
 // converted on read (float16/bfloat16 included).
@@ -48,17 +51,26 @@ struct RnnActivation {
   void Apply(T* v, int64_t n) const;
 };
 
+// Y's order: ONNX's layout 0 and 1, and the order the com.onyx forms written
+// by FuseRecurrentTransposes produce, that of Transpose(Y, [0, 2, 1, 3]).
+enum class RnnYLayout : int64_t { kSeqDirBatch = 0, kBatchSeqDir = 1, kSeqBatchDir = 2 };
+
 struct RnnAttributes {
   int num_directions = 1;
   bool reverse = false;  // direction == "reverse"
   int64_t hidden_size = 0;
-  float clip = 0.f;                        // 0: no clipping
-  int64_t layout = 0;                      // 1: batch-major X, Y, states
+  float clip = 0.f;    // 0: no clipping
+  int64_t layout = 0;  // 1: batch-major X, Y, states
+  // Where X is read and Y written: `layout` sets both; the com.onyx forms
+  // set them apart with x_layout (0, 1) and y_layout (RnnYLayout).
+  bool x_batch_major = false;  // X [batch, seq, input]
+  RnnYLayout y_layout = RnnYLayout::kSeqDirBatch;
   int per_direction = 1;                   // activations per direction
   std::vector<RnnActivation> activations;  // per_direction * num_directions
 
   // Reads direction, hidden_size, clip, layout and activations (with their
-  // alpha/beta), applying `defaults` per direction when absent.
+  // alpha/beta), applying `defaults` per direction when absent; x_layout and
+  // y_layout on com.onyx nodes.
   static absl::StatusOr<RnnAttributes> FromInfo(const OpKernelInfo& info, int per_direction,
                                                 const std::vector<std::string>& defaults);
   const RnnActivation& activation(int direction, int index) const {
@@ -69,12 +81,19 @@ struct RnnAttributes {
 struct RnnInputs {
   DataType compute_type = DataType::kFloat;  // kFloat or kDouble
   int64_t seq = 0, batch = 0, input_size = 0, hidden = 0;
-  Tensor x;                       // [seq, batch, input]
+  bool x_batch_major = false;
+  Tensor x;                       // [seq, batch, input], or [batch, seq, input] when x_batch_major
   Tensor w;                       // [dirs, gates * hidden, input]
   Tensor r;                       // [dirs, gates * hidden, hidden]
   Tensor b;                       // [dirs, 2 * gates * hidden], zeros when absent
   Tensor initial_h;               // [dirs, batch, hidden], zeros when absent
   std::vector<int64_t> seq_lens;  // per batch entry, `seq` when absent
+
+  // The row of X (and of its input projection) holding time t of entry b.
+  int64_t XRow(int64_t t, int64_t b) const { return x_batch_major ? b * seq + t : t * batch + b; }
+  bool AllFullLength() const {
+    return std::all_of(seq_lens.begin(), seq_lens.end(), [&](int64_t n) { return n == seq; });
+  }
 };
 
 // Validates and converts inputs 0..5 (X, W, R, B, sequence_lens, initial_h).
@@ -85,18 +104,40 @@ absl::StatusOr<RnnInputs> ReadRnnInputs(const OpKernelContext& ctx, const RnnAtt
 absl::StatusOr<Tensor> ReadRnnState(const OpKernelContext& ctx, int input, const RnnAttributes& attrs,
                                     const RnnInputs& in, const char* name);
 
-// Writes Y (from y [seq, dirs, batch, hidden]) and the final states (each
-// [dirs, batch, hidden]) to outputs 0, 1, 2..., in the attribute layout and the
-// type of X. Outputs that are not requested are skipped.
-absl::Status WriteRnnOutputs(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in, const Tensor& y,
-                             const std::vector<const Tensor*>& states);
-
-// Precomputes X * W[d]^T + Wb[d] for every time step: out [seq * batch,
-// gates * hidden]. Rb[d] is added too for the first `recurrent_bias_gates`
-// gates (those whose recurrent bias is not applied separately).
+// Y as the kernels write it, in the attributes' Y layout: straight into
+// output 0 when X's type is the compute type, else into a compute-type tensor
+// that Finish converts. Row() is null when Y is not requested. Rows past an
+// entry's sequence length are zeros.
 template <typename T>
-absl::Status InputProjection(const RnnInputs& in, int direction, int gates, int recurrent_bias_gates,
-                             std::unique_ptr<T[]>& out);
+class RnnOutputY {
+ public:
+  absl::Status Open(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in);
+  T* Row(int64_t t, int64_t d, int64_t b) const {
+    return base_ == nullptr ? nullptr : base_ + t * time_stride_ + d * dir_stride_ + b * batch_stride_;
+  }
+  // Converts the staged rows into output 0 (nothing to do when they are it).
+  absl::Status Finish(OpKernelContext& ctx) const;
+
+ private:
+  Dims dims_;
+  Tensor staging_;  // empty when the rows are output 0's own
+  T* base_ = nullptr;
+  int64_t time_stride_ = 0, dir_stride_ = 0, batch_stride_ = 0;
+};
+
+// Writes the final states (each [dirs, batch, hidden]) to outputs 1, 2...,
+// in the attribute layout and the type of X. Outputs that are not requested
+// are skipped.
+absl::Status WriteRnnStates(OpKernelContext& ctx, const RnnAttributes& attrs, const RnnInputs& in,
+                            const std::vector<const Tensor*>& states);
+
+// Precomputes X * W[d]^T + Wb[d] for every time step, one row per row of X
+// (in.XRow): [seq * batch, gates * hidden] in the calling thread's scratch
+// (valid until its next call). Rb[d] is added too for the first
+// `recurrent_bias_gates` gates (those whose recurrent bias is not applied
+// separately).
+template <typename T>
+absl::StatusOr<const T*> InputProjection(const RnnInputs& in, int direction, int gates, int recurrent_bias_gates);
 
 // Clips v[0, n) to [-clip, clip] when clip > 0.
 template <typename T>
