@@ -5,6 +5,7 @@
 #include "optimizer/eliminate_dropout.h"
 #include "optimizer/eliminate_identity.h"
 #include "optimizer/eliminate_noop_cast.h"
+#include "optimizer/eliminate_noop_pad.h"
 #include "optimizer/eliminate_transpose_pair.h"
 #include "optimizer/fold_reshape_chain.h"
 #include "optimizer/fuse_conv_activation.h"
@@ -123,6 +124,7 @@ std::vector<std::unique_ptr<GraphTransformer>> TransformersForLevel(Optimization
   passes.push_back(std::make_unique<ConstantFolding>(evaluate, refine));
   passes.push_back(std::make_unique<EliminateTransposePair>());
   passes.push_back(std::make_unique<EliminateNoopCast>());
+  passes.push_back(std::make_unique<EliminateNoopPad>());
   passes.push_back(std::make_unique<FoldReshapeChain>());
   if (level == OptimizationLevel::kBasic) return passes;
   // Extended: fusions into com.onyx operators (CPU kernels in providers/cpu/fused).

@@ -105,6 +105,33 @@ TEST(OptimizerTest, RemovesInverseTransposePairsAndNoopCasts) {
   EXPECT_EQ(Total(c.after), 1);
 }
 
+// Zero pads (input at opset 13, attribute at opset 2) are an identity; a
+// non-zero pad and one whose pads are fed at run time stay.
+TEST(OptimizerTest, RemovesPadsThatPadNothing) {
+  for (int64_t opset : {2, 13}) {
+    ModelBuilder m(opset);
+    m.Input("x", DataType::kFloat, {1, 2, 3, 3});
+    m.Output("y", DataType::kFloat, {1, 2, 3, 3}).Output("z", DataType::kFloat, {1, 2, 4, 3});
+    if (opset >= 11) {
+      m.Input("fed", DataType::kInt64, {8}).Output("w", DataType::kFloat, {1, 2, 3, 3});
+      m.Initializer("zeros", Int64Tensor({8}, {0, 0, 0, 0, 0, 0, 0, 0}));
+      m.Initializer("one_row", Int64Tensor({8}, {0, 0, 1, 0, 0, 0, 0, 0}));
+      m.Node("Pad", {"x", "zeros"}, {"p"});
+      m.Node("Pad", {"x", "one_row"}, {"z"});
+      m.Node("Pad", {"x", "fed"}, {"w"});
+    } else {
+      *m.Node("Pad", {"x"}, {"p"}).add_attribute() = IntsAttr("pads", {0, 0, 0, 0, 0, 0, 0, 0});
+      *m.Node("Pad", {"x"}, {"z"}).add_attribute() = IntsAttr("pads", {0, 0, 1, 0, 0, 0, 0, 0});
+    }
+    m.Node("Relu", {"p"}, {"y"});
+    Feeds feeds = {{"x", Value(RandomFloatTensor({1, 2, 3, 3}, 8))}};
+    if (opset >= 11) feeds.push_back({"fed", Value(Int64Tensor({8}, {0, 0, 0, 0, 0, 0, 0, 0}))});
+    auto c = CompareLevels(m, feeds, OptimizationLevel::kBasic);
+    EXPECT_EQ(Count(c.before, "Pad"), opset >= 11 ? 3 : 2) << opset;
+    EXPECT_EQ(Count(c.after, "Pad"), opset >= 11 ? 2 : 1) << opset;
+  }
+}
+
 TEST(OptimizerTest, CollapsesReshapeChainsAndSqueezePairs) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {2, 6}).Output("y", DataType::kFloat, {3, 4});
