@@ -50,6 +50,8 @@ const char kBenchHelp[] =
     "  --optimization LEVEL   disabled | basic | extended | all (default all)\n"
     "  --seed S               seed of the random inputs (default 0)\n"
     "  --op-stats             add \"op_ms\": milliseconds per timed run spent in each op type\n"
+    "  --node-stats N         add \"node_ms\": the N nodes taking the most time per timed run\n"
+    "                         (label, op type, ms), slowest first\n"
     "\n"
     "Exits 0 on success; 1 when the model fails to load or run; 2 for bad flags.\n";
 
@@ -65,6 +67,7 @@ struct BenchFlags {
   OptimizationLevel optimization = OptimizationLevel::kAll;
   uint64_t seed = 0;
   bool op_stats = false;
+  int node_stats = 0;  // how many of the slowest nodes to list
 };
 
 int BadFlag(const std::string& message) {
@@ -132,7 +135,7 @@ absl::Status ParseShape(const std::string& text, ShapeFlags& shape) {
 // Fills `flags` from the arguments; returns an error naming the flag at fault.
 absl::Status ParseFlags(const std::vector<std::string>& args, BenchFlags& flags) {
   static const char* const kValued[] = {"--threads", "--batch",     "--dim",          "--shape", "--iterations",
-                                        "--warmup",  "--providers", "--optimization", "--seed"};
+                                        "--warmup",  "--providers", "--optimization", "--seed",  "--node-stats"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--op-stats") {
@@ -166,6 +169,10 @@ absl::Status ParseFlags(const std::vector<std::string>& args, BenchFlags& flags)
     } else if (a == "--iterations") {
       auto n = ParseInt<int>(a, value, 1, INT32_MAX, "a positive integer");
       if (n.ok()) flags.iterations = *n;
+      status = n.status();
+    } else if (a == "--node-stats") {
+      auto n = ParseInt<int>(a, value, 1, INT32_MAX, "a positive integer");
+      if (n.ok()) flags.node_stats = *n;
       status = n.status();
     } else if (a == "--warmup") {
       auto n = ParseInt<int>(a, value, 0, INT32_MAX, "a non-negative integer");
@@ -303,6 +310,7 @@ int BenchCommand(const std::vector<std::string>& args) {
     if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
   }
   const auto ops_before = OpTotals(**session);
+  const auto nodes_before = (*session)->kernel_stats();
   std::vector<double> ms;
   ms.reserve(flags.iterations);
   for (int i = 0; i < flags.iterations; ++i) {
@@ -341,6 +349,23 @@ int BenchCommand(const std::vector<std::string>& args) {
       absl::StrAppend(&ops_json, ops_json.empty() ? "" : ", ", JsonString(op), ": ", absl::StrFormat("%.3f", op_ms));
     }
     absl::StrAppend(&line, ", \"op_ms\": {", ops_json, "}");
+  }
+  if (flags.node_stats > 0) {
+    // kernel_stats() lists the same nodes in the same order on every call.
+    const std::vector<KernelStats> nodes = (*session)->kernel_stats();
+    std::vector<std::pair<double, size_t>> per_node;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const int64_t before = i < nodes_before.size() ? nodes_before[i].total_ns : 0;
+      per_node.emplace_back((nodes[i].total_ns - before) / 1e6 / flags.iterations, i);
+    }
+    std::stable_sort(per_node.begin(), per_node.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    per_node.resize(std::min(per_node.size(), static_cast<size_t>(flags.node_stats)));
+    std::string nodes_json;
+    for (const auto& [node_ms, i] : per_node) {
+      absl::StrAppend(&nodes_json, nodes_json.empty() ? "" : ", ", "[", JsonString(nodes[i].node), ", ",
+                      JsonString(nodes[i].op_type), ", ", absl::StrFormat("%.3f", node_ms), "]");
+    }
+    absl::StrAppend(&line, ", \"node_ms\": [", nodes_json, "]");
   }
   std::printf("%s}\n", line.c_str());
   return 0;

@@ -128,6 +128,10 @@ def main():
         c.check(bool(ops) and all(v >= 0 for v in ops.values()) and
                 any(k in ops for k in ("MatMul", "FusedMatMul")),
                 f"dense --op-stats: per-op times include the MatMul: {ops}")
+        r = c.good("dense --node-stats 1", dense, "--iterations", "3", "--node-stats", "1")
+        nodes = r.get("node_ms", [])
+        c.check(len(nodes) == 1 and len(nodes[0]) == 3 and nodes[0][1] in ("MatMul", "FusedMatMul", "Gemm")
+                and nodes[0][2] >= 0, f"dense --node-stats 1: one node, the product: {nodes}")
         r = c.good("dense --shape", dense, "--shape", "X=3,4", "--iterations", "1", "--warmup", "0")
         c.check(r.get("inputs", {}).get("X", {}).get("shape") == [3, 4], "dense --shape X=3,4: X is [3,4]")
         r = c.good("dense --dim batch=6", dense, "--dim", "batch=6", "--iterations", "1")
@@ -169,6 +173,7 @@ def main():
             ("--batch and --dim disagree", [dense, "--batch", "2", "--dim", "batch=3"], "--batch 2", "--dim batch=3"),
             ("free dim left open", [embed, "--batch", "2"], "seq", "--dim seq=N"),
             ("--optimization bad", [dense, "--optimization", "fast"], "--optimization", "fast"),
+            ("--node-stats zero", [dense, "--node-stats", "0"], "--node-stats", "0"),
             ("--providers empty", [dense, "--providers", ","], "--providers", "','"),
             ("unknown flag", [dense, "--fast"], "--fast"),
             ("missing value", [dense, "--threads"], "--threads"),
