@@ -48,9 +48,11 @@ class Concat final : public OpKernel {
     std::vector<int64_t> offsets(n_in + 1, 0);
     for (int64_t i = 0; i < n_in; ++i) offsets[i + 1] = offsets[i] + inputs[i]->dims()[axis] * inner;
     const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_run / n_in));
+    // Input by input: each source is read front to back (channels-last
+    // Concat copies short rows, and alternating sources defeats prefetching).
     ParallelFor(outer * n_in, grain, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
-        const int64_t o = k / n_in, i = k % n_in;
+        const int64_t i = k / outer, o = k % outer;
         const int64_t run = offsets[i + 1] - offsets[i];
         CopyElements(first.type(), inputs[i]->raw(), o * run, y->mutable_raw(), o * out_run + offsets[i], run);
       }
