@@ -47,14 +47,27 @@ class Concat final : public OpKernel {
     const int64_t n_in = static_cast<int64_t>(inputs.size());
     std::vector<int64_t> offsets(n_in + 1, 0);
     for (int64_t i = 0; i < n_in; ++i) offsets[i + 1] = offsets[i] + inputs[i]->dims()[axis] * inner;
-    const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_run / n_in));
-    // Input by input: each source is read front to back (channels-last
-    // Concat copies short rows, and alternating sources defeats prefetching).
-    ParallelFor(outer * n_in, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
-        const int64_t i = k / outer, o = k % outer;
+    // Each thread takes a block of output rows (the rows a parallel producer
+    // wrote on that thread's core, so its caches hold them) and copies it
+    // input by input: each source read front to back, where alternating
+    // sources every short channels-last row defeats prefetching.
+    // One row (a Concat along the first non-unit axis): the inputs split
+    // among the threads instead.
+    if (outer == 1) {
+      ParallelFor(n_in, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          CopyElements(first.type(), inputs[i]->raw(), 0, y->mutable_raw(), offsets[i], offsets[i + 1] - offsets[i]);
+        }
+      });
+      return absl::OkStatus();
+    }
+    const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_run));
+    ParallelFor(outer, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = 0; i < n_in; ++i) {
         const int64_t run = offsets[i + 1] - offsets[i];
-        CopyElements(first.type(), inputs[i]->raw(), o * run, y->mutable_raw(), o * out_run + offsets[i], run);
+        for (int64_t o = begin; o < end; ++o) {
+          CopyElements(first.type(), inputs[i]->raw(), o * run, y->mutable_raw(), o * out_run + offsets[i], run);
+        }
       }
     });
     return absl::OkStatus();
