@@ -23,6 +23,7 @@
 #include "graph/model_loader.h"
 #include "graph/shape_propagation.h"
 #include "onyx/status_macros.h"
+#include "optimizer/fuse_concat_scale_shift.h"
 #include "optimizer/fuse_masked_softmax.h"
 #include "optimizer/fuse_recurrent_transposes.h"
 #include "optimizer/fuse_transpose_matmul.h"
@@ -268,18 +269,20 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
     if (inlined == 0) break;
     RETURN_IF_ERROR(ReinferShapes(graph, impl->model.ir_version).status());
   }
-  // The channels-last, strided-product, masked-softmax and strided
-  // recurrent operators are the CPU provider's: these passes run only when it
+  // The channels-last, normalised-concat, strided-product, masked-softmax
+  // and strided recurrent operators are the CPU provider's: these passes run only when it
   // runs the whole graph.
   const bool host_only = std::all_of(impl->providers.begin(), impl->providers.end(),
                                      [](const auto& p) { return std::string_view(p->device()) == "cpu"; });
   if (options.optimization_level == OptimizationLevel::kAll && host_only) {
     const NhwcLayout layout;
+    const FuseConcatScaleShift normalised_concats;
     const FuseTransposeMatMul strided_products;
     const FuseMaskedSoftmax masked_softmax;
     const FuseRecurrentTransposes recurrent_transposes;
     for (const GraphTransformer* pass :
-         {static_cast<const GraphTransformer*>(&layout), static_cast<const GraphTransformer*>(&strided_products),
+         {static_cast<const GraphTransformer*>(&layout), static_cast<const GraphTransformer*>(&normalised_concats),
+          static_cast<const GraphTransformer*>(&strided_products),
           static_cast<const GraphTransformer*>(&masked_softmax),
           static_cast<const GraphTransformer*>(&recurrent_transposes)}) {
       auto applied = pass->Apply(graph);

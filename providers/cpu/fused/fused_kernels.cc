@@ -18,6 +18,7 @@ void RegisterFusedKernels(KernelRegistry& r) {
   RegisterLayerNormKernels(r);
   RegisterTransposedMatMulKernels(r);
   RegisterMaskedSoftmaxKernels(r);
+  RegisterConcatScaleShiftKernels(r);
 }
 
 absl::StatusOr<bool> ParseReluActivation(const OpKernelInfo& info) {

@@ -17,6 +17,7 @@ void RegisterGeluKernels(KernelRegistry& registry);              // gelu.cc
 void RegisterLayerNormKernels(KernelRegistry& registry);         // layer_norm.cc
 void RegisterTransposedMatMulKernels(KernelRegistry& registry);  // transposed_matmul.cc
 void RegisterMaskedSoftmaxKernels(KernelRegistry& registry);     // masked_softmax.cc
+void RegisterConcatScaleShiftKernels(KernelRegistry& registry);  // concat_scale_shift.cc
 
 // The com.onyx FusedConv kernel, which com.microsoft FusedConv shares (same
 // inputs, attributes and formula; providers/cpu/contrib).

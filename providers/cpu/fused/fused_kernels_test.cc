@@ -391,6 +391,57 @@ TEST(FusedKernelsTest, MaskedSoftmaxRefusesAMaskThatWidensTheScores) {
   EXPECT_NE(out.status().message().find("must broadcast to X"), std::string::npos) << out.status();
 }
 
+// Random ranks, input counts and widths, with and without Relu, against
+// Concat over the last axis, Mul by scale, Add shift (and Relu).
+TEST(FusedKernelsTest, ConcatScaleShiftMatchesConcatMulAdd) {
+  std::mt19937 rng(41);
+  for (int trial = 0; trial < 2 * kTrials; ++trial) {
+    const int64_t rank = Pick(rng, 1, 4), inputs = Pick(rng, 1, 4);
+    const bool relu = trial % 2 == 0;
+    std::vector<int64_t> outer;
+    for (int64_t d = 0; d + 1 < rank; ++d) outer.push_back(Pick(rng, 1, 5));
+    ModelBuilder fused = NewModel(rank), unfused = NewModel(rank);
+    Feeds feeds;
+    std::vector<std::string> names;
+    int64_t channels = 0;
+    for (int64_t i = 0; i < inputs; ++i) {
+      std::vector<int64_t> dims = outer;
+      dims.push_back(Pick(rng, 1, 40));
+      channels += dims.back();
+      names.push_back("x" + std::to_string(i));
+      fused.Input(names.back(), DataType::kFloat, dims);
+      unfused.Input(names.back(), DataType::kFloat, dims);
+      feeds.emplace_back(names.back(), Value(RandomFloatTensor(dims, 60 * trial + i)));
+    }
+    const Tensor scale = RandomFloatTensor({channels}, 60 * trial + 10);
+    const Tensor shift = RandomFloatTensor({channels}, 60 * trial + 11);
+    fused.Initializer("scale", scale).Initializer("shift", shift);
+    unfused.Initializer("scale", scale).Initializer("shift", shift);
+    std::vector<std::string> fused_inputs = {"scale", "shift"};
+    fused_inputs.insert(fused_inputs.end(), names.begin(), names.end());
+    auto& node = fused.Node("ConcatScaleShift", fused_inputs, {"y"});
+    node.set_domain(kDomain);
+    if (relu) *node.add_attribute() = StringAttr("activation", "Relu");
+    *unfused.Node("Concat", names, {"c"}).add_attribute() = IntAttr("axis", -1);
+    unfused.Node("Mul", {"c", "scale"}, {"m"});
+    unfused.Node("Add", {"m", "shift"}, {relu ? "a" : "y"});
+    if (relu) unfused.Node("Relu", {"a"}, {"y"});
+    ExpectSameOutput(fused, unfused, feeds, "trial " + std::to_string(trial), 1e-6);
+  }
+}
+
+TEST(FusedKernelsTest, ConcatScaleShiftRefusesAScaleOfTheWrongWidthNamingIt) {
+  ModelBuilder m = NewModel(2);
+  m.Input("a", DataType::kFloat, {2, 3}).Input("b", DataType::kFloat, {2, 4});
+  m.Initializer("scale", RandomFloatTensor({6}, 1)).Initializer("shift", RandomFloatTensor({7}, 2));
+  m.Node("ConcatScaleShift", {"scale", "shift", "a", "b"}, {"y"}).set_domain(kDomain);
+  auto out =
+      RunUnoptimized(m, {{"a", Value(RandomFloatTensor({2, 3}, 3))}, {"b", Value(RandomFloatTensor({2, 4}, 4))}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("scale must hold 7"), std::string::npos) << out.status();
+  EXPECT_NE(out.status().message().find("[6]"), std::string::npos) << out.status();
+}
+
 TEST(FusedKernelsTest, UnknownActivationIsRefusedNamingIt) {
   ModelBuilder m = NewModel(2);
   m.Input("a", DataType::kFloat, {2, 3}).Initializer("b", RandomFloatTensor({3, 4}, 1));

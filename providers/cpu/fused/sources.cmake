@@ -1,4 +1,5 @@
 list(APPEND ONYX_CPU_KERNEL_SOURCES
+  fused/concat_scale_shift.cc
   fused/fused_conv.cc
   fused/fused_gemm.cc
   fused/fused_kernels.cc

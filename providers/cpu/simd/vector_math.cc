@@ -195,6 +195,35 @@ void LstmCellImpl(const float* gates, const float* x, int64_t n, float* c, float
   }
 }
 
+template <bool kRelu>
+HWY_INLINE void ScaleShiftRowsT(const float* x, int64_t rows, int64_t n, const float* scale, const float* shift,
+                                float* y, int64_t ldy) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const V zero = hn::Zero(d);
+  for (int64_t r = 0; r < rows; ++r, x += n, y += ldy) {
+    int64_t c = 0;
+    for (; c + lanes <= n; c += lanes) {
+      V v = hn::MulAdd(hn::LoadU(d, x + c), hn::LoadU(d, scale + c), hn::LoadU(d, shift + c));
+      if constexpr (kRelu) v = hn::Max(v, zero);
+      hn::StoreU(v, d, y + c);
+    }
+    for (; c < n; ++c) {
+      const float v = x[c] * scale[c] + shift[c];
+      y[c] = kRelu ? (v > 0.f ? v : 0.f) : v;
+    }
+  }
+}
+
+void ScaleShiftRowsImpl(const float* x, int64_t rows, int64_t n, const float* scale, const float* shift, bool relu,
+                        float* y, int64_t ldy) {
+  if (relu) {
+    ScaleShiftRowsT<true>(x, rows, n, scale, shift, y, ldy);
+  } else {
+    ScaleShiftRowsT<false>(x, rows, n, scale, shift, y, ldy);
+  }
+}
+
 // c[R, n] = a[R, k] Wᵀ for R rows of a, from the panels of Wᵀ: every panel
 // row is loaded once and multiplied into all R rows, VEC vectors of columns
 // at a time. One or two rows take eight vectors: eight independent FMA
@@ -406,6 +435,7 @@ HWY_EXPORT(SiluArray);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(PanelProductImpl);
 HWY_EXPORT(LstmCellImpl);
+HWY_EXPORT(ScaleShiftRowsImpl);
 HWY_EXPORT(RangeWithZeroImpl);
 HWY_EXPORT(QuantizeUint8Impl);
 HWY_EXPORT(MaxValueImpl);
@@ -449,6 +479,11 @@ std::vector<float> PackPanels(const float* w, int64_t n, int64_t k, int64_t ldw)
 
 void LstmCell(const float* gates, const float* x, int64_t n, float* c, float* h) {
   HWY_DYNAMIC_DISPATCH(LstmCellImpl)(gates, x, n, c, h);
+}
+
+void ScaleShiftRows(const float* x, int64_t rows, int64_t n, const float* scale, const float* shift, bool relu,
+                    float* y, int64_t ldy) {
+  HWY_DYNAMIC_DISPATCH(ScaleShiftRowsImpl)(x, rows, n, scale, shift, relu, y, ldy);
 }
 
 void PanelProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* panels, float* c,

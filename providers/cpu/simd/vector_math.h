@@ -54,6 +54,13 @@ void PanelProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, 
 // (four blocks of n), c = σ(f) c + σ(i) tanh(c̃) in place and h = σ(o) tanh(c).
 void LstmCell(const float* gates, const float* x, int64_t n, float* c, float* h);
 
+// y[r * ldy + c] = x[r * n + c] * scale[c] + shift[c] (then max(., 0) when
+// relu) for r < rows, c < n: a per-channel affine of contiguous rows written
+// into rows of a wider tensor (ConcatScaleShift). The product and sum are one
+// fused multiply-add where the target has it.
+void ScaleShiftRows(const float* x, int64_t rows, int64_t n, const float* scale, const float* shift, bool relu,
+                    float* y, int64_t ldy);
+
 // Reductions for row-wise kernels (Softmax): the largest of x[0, n), n >= 1
 // (NaNs skipped unless every value is NaN), and the sum in float over
 // per-lane partial sums (a different order than a sequential loop).

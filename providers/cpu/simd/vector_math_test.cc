@@ -221,6 +221,38 @@ TEST_P(VectorMathTest, LstmCellMatchesDoubleEquations) {
   }
 }
 
+// Rows of several widths (whole vectors and tails) written into a wider
+// output: each value x * scale + shift (rounded once or twice: within an ulp
+// of the double result), clamped at 0 with relu, and the output's other
+// columns untouched.
+TEST_P(VectorMathTest, ScaleShiftRowsWritesItsColumnsOnly) {
+  for (int64_t n : {1, 5, 16, 33, 130}) {
+    for (bool relu : {false, true}) {
+      const int64_t rows = 3, ldy = n + 7;
+      std::vector<float> x(rows * n), scale(n), shift(n), y(rows * ldy, 42.f);
+      for (int64_t j = 0; j < rows * n; ++j) x[j] = 5.f * std::sin(0.9f * j + n);
+      for (int64_t c = 0; c < n; ++c) {
+        scale[c] = 2.f * std::cos(0.4f * c);
+        shift[c] = std::sin(1.7f * c);
+      }
+      ScaleShiftRows(x.data(), rows, n, scale.data(), shift.data(), relu, y.data(), ldy);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < ldy; ++c) {
+          const float got = y[r * ldy + c];
+          if (c >= n) {
+            ASSERT_EQ(got, 42.f) << "n=" << n << " row " << r << " column " << c << " is not the layer's";
+            continue;
+          }
+          double want = double(x[r * n + c]) * scale[c] + shift[c];
+          if (relu) want = std::max(want, 0.0);
+          ASSERT_NEAR(got, want, 1e-6 * (1 + std::fabs(want)))
+              << "n=" << n << " relu=" << relu << " at " << r << "," << c;
+        }
+      }
+    }
+  }
+}
+
 TEST_P(VectorMathTest, MaxValueAndSumOfRows) {
   for (int64_t n : {1, 2, 7, 16, 17, 33, 197, 1000}) {
     std::vector<float> x(n);
