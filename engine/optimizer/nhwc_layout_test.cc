@@ -106,8 +106,11 @@ TEST(NhwcLayoutTest, DenseBlockKeepsConcatAndBatchNormChannelsLast) {
   *pool.add_attribute() = IntsAttr("kernel_shape", {2, 2});
   *pool.add_attribute() = IntsAttr("strides", {2, 2});
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 4, 12, 10}, 20))}});
-  EXPECT_EQ(Count(c.after, "NhwcConv"), 4);  // three convolutions and the BatchNorm
-  EXPECT_EQ(Count(c.after, "Concat"), 1);
+  // Three convolutions; the Concat and the BatchNorm (a depthwise NhwcConv
+  // with the Relu) then fold into one ConcatScaleShift, channels-last.
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 3);
+  EXPECT_EQ(Count(c.after, "ConcatScaleShift"), 1);
+  EXPECT_EQ(Count(c.after, "Concat"), 0);
   EXPECT_EQ(Count(c.after, "NhwcAveragePool"), 1);
   EXPECT_EQ(Count(c.after, "BatchNormalization") + Count(c.after, "Relu"), 0);
   EXPECT_EQ(Count(c.after, "Transpose"), 2);

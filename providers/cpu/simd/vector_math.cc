@@ -215,6 +215,25 @@ HWY_INLINE void ScaleShiftRowsT(const float* x, int64_t rows, int64_t n, const f
   }
 }
 
+// Moves 4-byte values as float vectors: loads and stores carry the bits as
+// they are (no arithmetic touches them).
+void CopyRows32Impl(const void* src, int64_t rows, int64_t n, void* dst, int64_t ldy) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float* x = static_cast<const float*>(src);
+  float* y = static_cast<float*>(dst);
+  for (int64_t r = 0; r < rows; ++r, x += n, y += ldy) {
+    int64_t c = 0;
+    for (; c + 2 * lanes <= n; c += 2 * lanes) {
+      const V a = hn::LoadU(d, x + c), b = hn::LoadU(d, x + c + lanes);
+      hn::StoreU(a, d, y + c);
+      hn::StoreU(b, d, y + c + lanes);
+    }
+    for (; c + lanes <= n; c += lanes) hn::StoreU(hn::LoadU(d, x + c), d, y + c);
+    if (c < n) std::memcpy(y + c, x + c, (n - c) * sizeof(float));
+  }
+}
+
 void ScaleShiftRowsImpl(const float* x, int64_t rows, int64_t n, const float* scale, const float* shift, bool relu,
                         float* y, int64_t ldy) {
   if (relu) {
@@ -436,6 +455,7 @@ HWY_EXPORT(TargetName);
 HWY_EXPORT(PanelProductImpl);
 HWY_EXPORT(LstmCellImpl);
 HWY_EXPORT(ScaleShiftRowsImpl);
+HWY_EXPORT(CopyRows32Impl);
 HWY_EXPORT(RangeWithZeroImpl);
 HWY_EXPORT(QuantizeUint8Impl);
 HWY_EXPORT(MaxValueImpl);
@@ -479,6 +499,10 @@ std::vector<float> PackPanels(const float* w, int64_t n, int64_t k, int64_t ldw)
 
 void LstmCell(const float* gates, const float* x, int64_t n, float* c, float* h) {
   HWY_DYNAMIC_DISPATCH(LstmCellImpl)(gates, x, n, c, h);
+}
+
+void CopyRows32(const void* x, int64_t rows, int64_t n, void* y, int64_t ldy) {
+  HWY_DYNAMIC_DISPATCH(CopyRows32Impl)(x, rows, n, y, ldy);
 }
 
 void ScaleShiftRows(const float* x, int64_t rows, int64_t n, const float* scale, const float* shift, bool relu,

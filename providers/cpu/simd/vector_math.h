@@ -61,6 +61,11 @@ void LstmCell(const float* gates, const float* x, int64_t n, float* c, float* h)
 void ScaleShiftRows(const float* x, int64_t rows, int64_t n, const float* scale, const float* shift, bool relu,
                     float* y, int64_t ldy);
 
+// Copies `rows` contiguous rows of n 4-byte values (any 4-byte type, bits
+// unchanged) into rows ldy values apart: a Concat's short channels-last rows
+// without a memcpy call per row.
+void CopyRows32(const void* x, int64_t rows, int64_t n, void* y, int64_t ldy);
+
 // Reductions for row-wise kernels (Softmax): the largest of x[0, n), n >= 1
 // (NaNs skipped unless every value is NaN), and the sum in float over
 // per-lane partial sums (a different order than a sequential loop).

@@ -253,6 +253,22 @@ TEST_P(VectorMathTest, ScaleShiftRowsWritesItsColumnsOnly) {
   }
 }
 
+// Bits unchanged (integers that read as NaN or subnormal floats included),
+// every width, the output's other columns untouched.
+TEST_P(VectorMathTest, CopyRows32KeepsEveryBit) {
+  for (int64_t n : {1, 5, 16, 33, 130}) {
+    const int64_t rows = 3, ldy = n + 5;
+    std::vector<uint32_t> x(rows * n), y(rows * ldy, 0xdeadbeefu);
+    for (int64_t j = 0; j < rows * n; ++j) x[j] = 0x7f800001u + 2654435761u * static_cast<uint32_t>(j);
+    CopyRows32(x.data(), rows, n, y.data(), ldy);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < ldy; ++c) {
+        ASSERT_EQ(y[r * ldy + c], c < n ? x[r * n + c] : 0xdeadbeefu) << "n=" << n << " at " << r << "," << c;
+      }
+    }
+  }
+}
+
 TEST_P(VectorMathTest, MaxValueAndSumOfRows) {
   for (int64_t n : {1, 2, 7, 16, 17, 33, 197, 1000}) {
     std::vector<float> x(n);
