@@ -48,12 +48,8 @@ class Concat final : public OpKernel {
     const int64_t n_in = static_cast<int64_t>(inputs.size());
     std::vector<int64_t> offsets(n_in + 1, 0);
     for (int64_t i = 0; i < n_in; ++i) offsets[i + 1] = offsets[i] + inputs[i]->dims()[axis] * inner;
-    // Each thread takes a block of output rows (the rows a parallel producer
-    // wrote on that thread's core, so its caches hold them) and copies it
-    // input by input: each source read front to back, where alternating
-    // sources every short channels-last row defeats prefetching.
     // One row (a Concat along the first non-unit axis): the inputs split
-    // among the threads instead.
+    // among the threads.
     if (outer == 1) {
       ParallelFor(n_in, 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
@@ -62,6 +58,10 @@ class Concat final : public OpKernel {
       });
       return absl::OkStatus();
     }
+    // Else each thread takes a block of output rows (the rows a parallel
+    // producer wrote on that thread's core, so its caches hold them) and
+    // copies it input by input: each source read front to back, where
+    // alternating sources every short channels-last row defeats prefetching.
     const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_run));
     const bool four_bytes = first.type() != DataType::kString && ElementSize(first.type()) == 4;
     ParallelFor(outer, grain, [&](int64_t begin, int64_t end) {
