@@ -1,7 +1,9 @@
 #include "providers/cpu/nn/dnnl_conv.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -26,6 +28,7 @@ struct DnnlConvolution::Compiled {
   std::shared_ptr<const memory> weights;  // in the primitive's layout, shared (packed_weights.h)
   std::optional<memory> bias;
   memory::desc scratchpad;
+  std::string implementation;
 };
 
 namespace {
@@ -54,6 +57,27 @@ absl::Status AppendActivation(const ConvActivation& a, dnnl::post_ops& ops) {
 }
 
 }  // namespace
+
+bool WinogradPays(const ConvShape& s, int64_t group, int threads) {
+  const SpatialGeometry& g = s.geometry;
+  if (group != 1 || g.kernel.size() != 2) return false;
+  for (size_t i = 0; i < 2; ++i) {
+    if (g.kernel[i] != 3 || g.strides[i] != 1 || g.dilations[i] != 1) return false;
+  }
+  // Measured on AVX-512 (bench/RESULTS.md, "Winograd"): the transforms and
+  // the reorders around them cost too much for few channels, and the
+  // primitive's extra synchronisation too much for little work per thread.
+  // The transformed weights take 4x the plain ones: a layer gets them only
+  // when the 3 extra copies are at most 4x one image's input and output, so
+  // wide layers on few pixels (a ResNet's 14x14 and 7x7 stages) keep their
+  // memory and run directly.
+  if (s.in_channels < kWinogradMinChannels || s.out_channels < kWinogradMinChannels) return false;
+  const int64_t pixels = s.out_dims[2] * s.out_dims[3];
+  const int64_t extra_weights = 3 * 9 * s.in_channels * s.out_channels;
+  if (extra_weights > kWinogradMaxWeightsPerActivation * pixels * (s.in_channels + s.out_channels)) return false;
+  const double macs = static_cast<double>(s.batch) * pixels * s.in_channels * s.out_channels * 9;
+  return macs / std::max(threads, 1) >= kWinogradMinMacsPerThread;
+}
 
 absl::StatusOr<ConvActivation::Kind> ParseConvActivation(absl::string_view name) {
   using K = ConvActivation::Kind;
@@ -146,6 +170,11 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
   return compiled_.emplace(std::move(key), std::move(compiled)).first->second;
 }
 
+absl::StatusOr<std::string> DnnlConvolution::ImplementationFor(absl::Span<const int64_t> x) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> compiled, CompiledFor(x));
+  return compiled->implementation;
+}
+
 absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution::Compile(
     absl::Span<const int64_t> user_x) const {
   ASSIGN_OR_RETURN(Dims x, ChannelsFirst(user_x));
@@ -172,26 +201,34 @@ absl::StatusOr<std::shared_ptr<const DnnlConvolution::Compiled>> DnnlConvolution
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    auto primitive_for = [&](const memory::desc& src, const memory::desc& dst) {
-      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-                                           any_w, bias_md, dst, g.strides, g.dilations, g.pad_l, g.pad_r);
+    auto primitive_for = [&](const memory::desc& src, const memory::desc& dst,
+                             dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct) {
+      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, src, any_w, bias_md, dst,
+                                           g.strides, g.dilations, g.pad_l, g.pad_r);
       return dnnl::convolution_forward::primitive_desc(desc, attr, DnnlCpuEngine());
     };
-    // Channels last asks for the caller's layout itself; only when no
+    // Winograd, where it pays and this CPU has an implementation (AVX-512),
+    // runs in its own blocked layout between reorders; otherwise channels
+    // last asks for the caller's layout itself, and only when no
     // implementation takes it does the primitive choose and get reorders.
-    std::optional<dnnl::convolution_forward::primitive_desc> native;
-    if (last) {
+    std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+    auto try_primitive = [&](const memory::desc& src, const memory::desc& dst, dnnl::algorithm algorithm) {
       try {
-        native = primitive_for(compiled->plain_src, compiled->plain_dst);
+        chosen = primitive_for(src, dst, algorithm);
       } catch (const dnnl::error&) {
-        native.reset();
+        chosen.reset();
       }
+    };
+    if (WinogradPays(s, group_, IntraOpThreads())) {
+      try_primitive(any_src, any_dst, dnnl::algorithm::convolution_winograd);
     }
-    dnnl::convolution_forward::primitive_desc pd = native ? *native : primitive_for(any_src, any_dst);
+    if (!chosen && last) try_primitive(compiled->plain_src, compiled->plain_dst, dnnl::algorithm::convolution_direct);
+    dnnl::convolution_forward::primitive_desc pd = chosen ? *chosen : primitive_for(any_src, any_dst);
     compiled->conv = dnnl::convolution_forward(pd);
     compiled->src = pd.src_desc();
     compiled->dst = pd.dst_desc();
     compiled->scratchpad = pd.scratchpad_desc();
+    compiled->implementation = pd.impl_info_str();
     if (compiled->src != compiled->plain_src) {
       compiled->src_in = dnnl::reorder(
           dnnl::reorder::primitive_desc(DnnlCpuEngine(), compiled->plain_src, DnnlCpuEngine(), compiled->src));

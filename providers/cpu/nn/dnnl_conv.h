@@ -22,6 +22,7 @@
 
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,18 @@ struct ConvPostOps {
   ConvActivation activation;
 };
 
+// Whether a convolution of this shape runs faster by Winograd's algorithm
+// (oneDNN's F(4x4, 3x3) / F(2x2, 3x3), AVX-512 only) than directly at
+// `threads` intra-op threads, at a memory cost it can carry: 3x3, stride 1,
+// undilated, ungrouped, with enough channels, work per thread, and pixels
+// per image for its 4x larger transformed weights. Its results differ from
+// the direct ones by rounding only, larger than direct's (the transforms
+// scale terms up to ~10x): within 1e-4 of 1 + |y| in the tests.
+inline constexpr int64_t kWinogradMinChannels = 48;
+inline constexpr double kWinogradMinMacsPerThread = 16e6;
+inline constexpr int64_t kWinogradMaxWeightsPerActivation = 4;
+bool WinogradPays(const ConvShape& s, int64_t group, int threads);
+
 class DnnlConvolution {
  public:
   // `weights` is [M, C/group, k...] float (kept by reference count, never
@@ -74,6 +87,11 @@ class DnnlConvolution {
   // The output shape for input dims `x` (both in the layout), or
   // INVALID_ARGUMENT naming the shapes.
   absl::StatusOr<Dims> OutputDims(absl::Span<const int64_t> x) const;
+
+  // The oneDNN implementation that runs input dims `x` at the current
+  // intra-op thread count (e.g. "brgconv:avx512_core",
+  // "jit_wino_4x3:avx512_core"), compiling it if needed.
+  absl::StatusOr<std::string> ImplementationFor(absl::Span<const int64_t> x) const;
 
   struct Compiled;
 

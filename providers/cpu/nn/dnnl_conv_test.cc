@@ -2,14 +2,17 @@
 // multiply-add per tap, in double), over padded, strided, dilated, grouped and
 // depthwise shapes with channel counts that are not multiples of oneDNN's
 // block, 1 to 3 spatial dims, and the residual and activation post-ops; the
-// 2-D cases again with channels-last activations.
+// 2-D cases again with channels-last activations; which shapes take
+// Winograd's algorithm, and that those agree too.
 #include "providers/cpu/nn/dnnl_conv.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
+#include "common/parallel_for.h"
 #include "gtest/gtest.h"
+#include "oneapi/dnnl/dnnl.hpp"
 
 namespace onyx {
 namespace {
@@ -301,6 +304,132 @@ TEST(DnnlConvErrorTest, ResidualOfTheWrongShapeIsRefused) {
   absl::Status status = (*conv)->Run(x, &z, y);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("[1,4,4,3]"), std::string::npos) << status;
+}
+
+ConvShape ShapeOf(const Case& c, int64_t group = 1) {
+  Dims w = {c.out_channels, c.x[1] / group};
+  for (int64_t k : c.kernel) w.push_back(k);
+  return *ResolveConvShape(AttrsOf(c), group, c.x, w);
+}
+
+// Which convolutions take Winograd's algorithm: 3x3, stride 1, undilated,
+// ungrouped, enough channels and work per thread, and (its weights growing
+// 4x) enough pixels per image for their weights.
+TEST(DnnlConvWinogradTest, PaysOnlyForWideEnoughConvolutionsOnEnoughPixels) {
+  const std::vector<int64_t> k3 = {3, 3}, one = {1, 1}, pad1 = {1, 1, 1, 1};
+  auto shape = [&](Dims x, int64_t m, std::vector<int64_t> kernel = {3, 3}, std::vector<int64_t> strides = {1, 1},
+                   std::vector<int64_t> dilations = {1, 1}, int64_t group = 1) {
+    std::vector<int64_t> pads(2 * kernel.size(), kernel[0] / 2 * dilations[0]);
+    return ShapeOf(Case{"", x, m, group, kernel, strides, dilations, pads}, group);
+  };
+  // A ResNet's first two stages: 64 channels on 56x56, 128 on 28x28.
+  EXPECT_TRUE(WinogradPays(shape({1, 64, 56, 56}, 64), 1, 1));
+  EXPECT_TRUE(WinogradPays(shape({1, 64, 56, 56}, 64), 1, 2));
+  EXPECT_TRUE(WinogradPays(shape({1, 128, 28, 28}, 128), 1, 2));
+  // 256 on 14x14: 3 extra copies of 256x256x9 weights against 196 pixels of
+  // 512 channels is more than 4x.
+  EXPECT_FALSE(WinogradPays(shape({8, 256, 14, 14}, 256), 1, 1));
+  EXPECT_FALSE(WinogradPays(shape({1, 512, 7, 7}, 512), 1, 1));
+  // Too few channels on either side.
+  EXPECT_FALSE(WinogradPays(shape({1, 32, 112, 112}, 64), 1, 1));
+  EXPECT_FALSE(WinogradPays(shape({1, 128, 56, 56}, 32), 1, 1));
+  // 48 x 48 x 9 x 784 = 16.3M multiply-adds: enough for one thread, not two.
+  EXPECT_TRUE(WinogradPays(shape({1, 48, 28, 28}, 48), 1, 1));
+  EXPECT_FALSE(WinogradPays(shape({1, 48, 28, 28}, 48), 1, 2));
+  EXPECT_TRUE(WinogradPays(shape({2, 48, 28, 28}, 48), 1, 2));
+  // Not a 3x3, stride-1, undilated, ungrouped convolution.
+  EXPECT_FALSE(WinogradPays(shape({1, 64, 56, 56}, 64, {5, 5}), 1, 1));
+  EXPECT_FALSE(WinogradPays(shape({1, 64, 56, 56}, 64, k3, {2, 2}), 1, 1));
+  EXPECT_FALSE(WinogradPays(shape({1, 64, 56, 56}, 64, k3, one, {2, 2}), 1, 1));
+  EXPECT_FALSE(WinogradPays(shape({1, 64, 56, 56}, 64, k3, one, one, 2), 2, 1));
+  EXPECT_FALSE(WinogradPays(shape({1, 64, 56, 56, 4}, 64, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}), 1, 1));
+}
+
+// Where the CPU has oneDNN's Winograd convolution (AVX-512), shapes it pays
+// for run it, through reorders from either layout and with the residual and
+// Relu post-ops; pads and post-ops it does not take (asymmetric pads, Clip)
+// run directly. Both
+// agree with the direct sum: Winograd's transforms round terms up to ~10x
+// the inputs' size, so its bound is 1e-4 (direct paths: 1e-5).
+TEST(DnnlConvWinogradTest, MatchesDirectConvolution) {
+  const ScopedIntraOpThreads one_thread(1);
+  const bool has_winograd = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+  struct WinogradCase {
+    Case c;
+    bool runs_winograd;  // on a CPU that has it
+  };
+  const WinogradCase cases[] = {
+      {Case{"winograd_bias", {1, 48, 28, 28}, 48, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}}, true},
+      {Case{"winograd_residual_relu",
+            {2, 48, 20, 20},
+            48,
+            1,
+            {3, 3},
+            {1, 1},
+            {1, 1},
+            {1, 1, 1, 1},
+            true,
+            Post(true, K::kRelu)},
+       true},
+      {Case{"winograd_unpadded_no_bias",
+            {1, 48, 32, 28},
+            64,
+            1,
+            {3, 3},
+            {1, 1},
+            {1, 1},
+            {0, 0, 0, 0},
+            false,
+            Post(false, K::kRelu)},
+       true},
+      {Case{"clip_direct",
+            {1, 48, 28, 28},
+            48,
+            1,
+            {3, 3},
+            {1, 1},
+            {1, 1},
+            {1, 1, 1, 1},
+            true,
+            Post(false, K::kClip, 0.f, 6.f)},
+       false},
+      {Case{"asymmetric_pads_direct",
+            {1, 48, 30, 27},
+            48,
+            1,
+            {3, 3},
+            {1, 1},
+            {1, 1},
+            {0, 1, 2, 0},
+            true,
+            Post(false, K::kNone)},
+       false},
+  };
+  for (const auto& [c, runs_winograd] : cases) {
+    SCOPED_TRACE(c.name);
+    const ConvShape shape = ShapeOf(c);
+    ASSERT_TRUE(WinogradPays(shape, 1, 1));
+    std::mt19937 rng(5);
+    const Tensor x = Random(c.x, rng), w = Random({c.out_channels, c.x[1], 3, 3}, rng);
+    const Tensor b = Random({c.out_channels}, rng), z = Random(shape.out_dims, rng);
+    const Tensor* zp = c.post_ops.residual ? &z : nullptr;
+    const std::vector<double> expected = DirectConv(c, x, w, c.bias ? &b : nullptr, zp, shape.out_dims);
+    for (ConvLayout layout : {ConvLayout::kChannelsFirst, ConvLayout::kChannelsLast}) {
+      const bool last = layout == ConvLayout::kChannelsLast;
+      const Tensor x_in = last ? ToChannelsLast(x) : x, z_in = last ? ToChannelsLast(z) : z;
+      auto conv = DnnlConvolution::Create(AttrsOf(c), 1, w, c.bias ? &b : nullptr, c.post_ops, {}, layout);
+      ASSERT_TRUE(conv.ok()) << conv.status();
+      auto implementation = (*conv)->ImplementationFor(x_in.dims());
+      ASSERT_TRUE(implementation.ok()) << implementation.status();
+      const bool winograd = implementation->find("wino") != std::string::npos;
+      EXPECT_EQ(has_winograd && runs_winograd, winograd) << *implementation;
+      auto out = (*conv)->OutputDims(x_in.dims());
+      ASSERT_TRUE(out.ok()) << out.status();
+      Tensor y = Tensor::Allocate(DataType::kFloat, *out);
+      ASSERT_TRUE((*conv)->Run(x_in, zp ? &z_in : nullptr, y).ok());
+      EXPECT_LT(WorstRelativeError(last ? ToChannelsFirst(y) : y, expected), winograd ? 1e-4 : 1e-5);
+    }
+  }
 }
 
 TEST(DnnlConvActivationTest, ParsesTheNamesFusionsWrite) {
