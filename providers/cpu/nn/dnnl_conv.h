@@ -13,7 +13,9 @@
 // reordered. Weights are reordered into the primitive's layout once and
 // shared with every kernel packing the same bytes the same way
 // (packed_weights.h: a model's bucket sessions keep one copy). Bias, the residual sum and the
-// activation run as post-ops inside the primitive: y = act(conv(x) + b + z).
+// activation run as post-ops inside the primitive: y = act(conv(x) + b + z),
+// except Sigmoid and Silu (Swish with alpha 1), which onyx's vector math
+// applies to y right after it, faster than oneDNN's.
 // Primitives are compiled once per input shape and thread count (at creation
 // when the shape is known, else on the first run of that shape) and cached.
 // Thread-safe: Run may be called concurrently; each call uses its own

@@ -165,6 +165,50 @@ HWY_INLINE V GeluTanhV(D d, V x) {
 
 HWY_INLINE V SiluV(D d, V x) { return hn::Mul(x, SigmoidV(d, x)); }
 
+// The fast paths below take x >= kFastPathFloor (so no NaN): e^-|x| stays a
+// normal float, and each value is one exp, one product and one division
+// with no special-value selects (Silu and Sigmoid: about 2x fewer
+// instructions). Vectors with a lane below, or NaN, take the general path.
+constexpr float kFastPathFloor = -86.5f;
+
+// e^a for kFastPathFloor <= a <= 0: a = n ln2 + r with |r| <= ln2 / 2 (ln 2
+// in two parts, n ln2_hi exact), e^r by a degree-6 polynomial fitted in
+// double to the relative error on Chebyshev nodes (0.8 ulp in float
+// evaluation), 2^n added into the exponent bits (n >= -125: the result is
+// normal).
+HWY_INLINE V ExpNonPositiveV(D d, V a) {
+  const hn::RebindToSigned<D> di;
+  const V round = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: the sum's low bits hold the rounded integer
+  const V t = hn::MulAdd(a, hn::Set(d, 1.44269504088896341f), round);
+  const V n = hn::Sub(t, round);
+  V r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), a);
+  r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
+  V p = hn::Set(d, 1.3859285973e-03f);
+  p = hn::MulAdd(p, r, hn::Set(d, 8.3747701719e-03f));
+  p = hn::MulAdd(p, r, hn::Set(d, 4.1667725891e-02f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.6666421294e-01f));
+  p = hn::MulAdd(p, r, hn::Set(d, 4.9999994040e-01f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
+  const auto exponent = hn::ShiftLeft<23>(hn::Sub(hn::BitCast(di, t), hn::BitCast(di, round)));
+  return hn::BitCast(d, hn::Add(hn::BitCast(di, p), exponent));
+}
+
+HWY_INLINE bool FastPathTakes(D d, V x) { return hn::AllTrue(d, hn::Ge(x, hn::Set(d, kFastPathFloor))); }
+
+// e = e^-|x| (floored: above -kFastPathFloor, 1 + e rounds to 1 anyway);
+// x >= 0: 1 / (1 + e), x < 0: e / (1 + e), as in SigmoidV.
+HWY_INLINE V SigmoidFastV(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V e = ExpNonPositiveV(d, hn::Max(hn::Neg(hn::Abs(x)), hn::Set(d, kFastPathFloor)));
+  return hn::Div(hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one), hn::Add(one, e));
+}
+
+HWY_INLINE V SiluFastV(D d, V x) {
+  const V e = ExpNonPositiveV(d, hn::Max(hn::Neg(hn::Abs(x)), hn::Set(d, kFastPathFloor)));
+  return hn::Div(hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(x, e), x), hn::Add(hn::Set(d, 1.0f), e));
+}
+
 // One LSTM cell update over `lanes` units at offset j (see LstmCell).
 HWY_INLINE void LstmUnits(D d, const float* gates, const float* x, int64_t n, int64_t j, float* c, float* h) {
   const auto pre = [&](int64_t gate) {
@@ -420,7 +464,7 @@ void TanhArray(const float* x, float* y, int64_t n) {
   Map(x, y, n, [](D d, V v) { return TanhV(d, v); });
 }
 void SigmoidArray(const float* x, float* y, int64_t n) {
-  Map(x, y, n, [](D d, V v) { return SigmoidV(d, v); });
+  Map(x, y, n, [](D d, V v) { return FastPathTakes(d, v) ? SigmoidFastV(d, v) : SigmoidV(d, v); });
 }
 void ErfArray(const float* x, float* y, int64_t n) {
   Map(x, y, n, [](D d, V v) { return ErfV(d, v); });
@@ -432,7 +476,7 @@ void GeluTanhArray(const float* x, float* y, int64_t n) {
   Map(x, y, n, [](D d, V v) { return GeluTanhV(d, v); });
 }
 void SiluArray(const float* x, float* y, int64_t n) {
-  Map(x, y, n, [](D d, V v) { return SiluV(d, v); });
+  Map(x, y, n, [](D d, V v) { return FastPathTakes(d, v) ? SiluFastV(d, v) : SiluV(d, v); });
 }
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
