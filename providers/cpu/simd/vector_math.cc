@@ -210,14 +210,33 @@ HWY_INLINE V SiluFastV(D d, V x) {
 }
 
 // One LSTM cell update over `lanes` units at offset j (see LstmCell).
+// tanh |x| = (1 - e) / (1 + e), e = e^-2|x| (floored as in SigmoidFastV),
+// with x's sign; NaN stays NaN. Its error is a few ulp of 1 in absolute
+// terms, not relative to a small result (1 - e cancels near 0), so only
+// callers that add it to O(1) values use it: the LSTM cell.
+HWY_INLINE V TanhAbsoluteV(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V e = ExpNonPositiveV(d, hn::Max(hn::Mul(hn::Abs(x), hn::Set(d, -2.0f)), hn::Set(d, kFastPathFloor)));
+  const V t = hn::CopySignToAbs(hn::Div(hn::Sub(one, e), hn::Add(one, e)), x);
+  return hn::IfThenElse(hn::IsNaN(x), x, t);
+}
+
 HWY_INLINE void LstmUnits(D d, const float* gates, const float* x, int64_t n, int64_t j, float* c, float* h) {
   const auto pre = [&](int64_t gate) {
     return hn::Add(hn::LoadU(d, gates + gate * n + j), hn::LoadU(d, x + gate * n + j));
   };
-  const V i = SigmoidV(d, pre(0)), o = SigmoidV(d, pre(1)), f = SigmoidV(d, pre(2)), g = TanhV(d, pre(3));
+  const V pi = pre(0), po = pre(1), pf = pre(2), pg = pre(3);
+  const V floor = hn::Set(d, kFastPathFloor);
+  V i, o, f, g;
+  const bool fast = hn::AllTrue(d, hn::And(hn::And(hn::Ge(pi, floor), hn::Ge(po, floor)), hn::Ge(pf, floor)));
+  if (fast) {
+    i = SigmoidFastV(d, pi), o = SigmoidFastV(d, po), f = SigmoidFastV(d, pf), g = TanhAbsoluteV(d, pg);
+  } else {
+    i = SigmoidV(d, pi), o = SigmoidV(d, po), f = SigmoidV(d, pf), g = TanhV(d, pg);
+  }
   const V cell = hn::MulAdd(f, hn::LoadU(d, c + j), hn::Mul(i, g));
   hn::StoreU(cell, d, c + j);
-  hn::StoreU(hn::Mul(o, TanhV(d, cell)), d, h + j);
+  hn::StoreU(hn::Mul(o, fast ? TanhAbsoluteV(d, cell) : TanhV(d, cell)), d, h + j);
 }
 
 void LstmCellImpl(const float* gates, const float* x, int64_t n, float* c, float* h) {

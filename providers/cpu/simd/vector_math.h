@@ -52,6 +52,8 @@ void PanelProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, 
 // The LSTM cell with ONNX's default activations, no peepholes and no clip,
 // for n units: with the gate pre-activations gates + x in i, o, f, c order
 // (four blocks of n), c = σ(f) c + σ(i) tanh(c̃) in place and h = σ(o) tanh(c).
+// Its tanh is accurate to a few ulp of 1 (absolute, not relative near 0):
+// c and h within 4e-6 and 2e-6 of the double equations for |c| <= 4.
 void LstmCell(const float* gates, const float* x, int64_t n, float* c, float* h);
 
 // y[r * ldy + c] = x[r * n + c] * scale[c] + shift[c] (then max(., 0) when
