@@ -159,6 +159,89 @@ TEST(MemoryPlanTest, ElementwiseChainRunsInPlace) {
   }
 }
 
+TEST(MemoryPlanTest, CastBetweenTypesOfOneSizeRunsInPlace) {
+  // a = -x (int32); b = Cast(a, float); c = Relu(b); y = c @ w. a dies at the
+  // Cast and b at the Relu: a, b and c share one buffer.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kInt32, {4, 256}).Output("y", DataType::kFloat, {4, 8});
+  Tensor x = Tensor::Allocate(DataType::kInt32, {4, 256});
+  for (int i = 0; i < 4 * 256; ++i) x.mutable_data<int32_t>()[i] = (i * 7919) % 2001 - 1000;
+  const Tensor w = RandomFloatTensor({256, 8}, 4);
+  m.Initializer("w", w);
+  m.Node("Neg", {"x"}, {"a"});
+  *m.Node("Cast", {"a"}, {"b"}).add_attribute() = testing::IntAttr("to", 1);
+  m.Node("Relu", {"b"}, {"c"});
+  m.Node("MatMul", {"c", "w"}, {"y"});
+  SessionOptions options;
+  options.optimization_level = OptimizationLevel::kDisabled;
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<double> direct(4 * 8, 0.0);
+  for (int i = 0; i < 4; ++i) {
+    for (int k = 0; k < 256; ++k) {
+      const double c = std::max(-double{x.data<int32_t>()[i * 256 + k]}, 0.0);
+      for (int o = 0; o < 8; ++o) direct[i * 8 + o] += c * w.data<float>()[k * 8 + o];
+    }
+  }
+  Feeds feeds = {{"x", Value(x)}};
+  ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());  // learns the pattern
+  const int64_t one_buffer = 4 * 256 * 4;
+  MemoryPlanInfo info = (*session)->memory_plan_info();
+  EXPECT_EQ(info.planned_bytes, one_buffer);
+  EXPECT_EQ(info.without_reuse_bytes, 3 * one_buffer);
+  for (int run = 0; run < 3; ++run) {
+    auto out = (*session)->Run(RunOptions(), feeds, {});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int k = 0; k < 32; ++k) {
+      ASSERT_NEAR((*out)[0].tensor().data<float>()[k], direct[k], 1e-4 * (1 + std::abs(direct[k]))) << run << ": " << k;
+    }
+  }
+}
+
+TEST(MemoryPlanTest, ArithmeticRunsInPlaceOverItsFullShapedInput) {
+  // As a dynamically quantized model dequantizes: a = x @ w; b = a * s (s a
+  // broadcast scalar input); c = k + b (k broadcast, b the second operand);
+  // y = c @ w2. a dies at the Mul and b at the Add: a, b and c share one
+  // buffer.
+  ModelBuilder m(13);
+  m.Input("x", DataType::kFloat, {4, 64}).Input("s", DataType::kFloat, {1}).Input("k", DataType::kFloat, {256});
+  m.Output("y", DataType::kFloat, {4, 8});
+  const Tensor x = RandomFloatTensor({4, 64}, 5), s = RandomFloatTensor({1}, 6), k = RandomFloatTensor({256}, 7);
+  const Tensor w = RandomFloatTensor({64, 256}, 8), w2 = RandomFloatTensor({256, 8}, 9);
+  m.Initializer("w", w);
+  m.Initializer("w2", w2);
+  m.Node("MatMul", {"x", "w"}, {"a"});
+  m.Node("Mul", {"a", "s"}, {"b"});
+  m.Node("Add", {"k", "b"}, {"c"});
+  m.Node("MatMul", {"c", "w2"}, {"y"});
+  SessionOptions options;
+  options.optimization_level = OptimizationLevel::kDisabled;
+  auto session = InferenceSession::CreateFromBytes(m.Serialize(), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<double> direct(4 * 8, 0.0);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 256; ++j) {
+      double a = 0;
+      for (int t = 0; t < 64; ++t) a += double{x.data<float>()[i * 64 + t]} * w.data<float>()[t * 256 + j];
+      const double c = k.data<float>()[j] + a * s.data<float>()[0];
+      for (int o = 0; o < 8; ++o) direct[i * 8 + o] += c * w2.data<float>()[j * 8 + o];
+    }
+  }
+  Feeds feeds = {{"x", Value(x)}, {"s", Value(s)}, {"k", Value(k)}};
+  ASSERT_TRUE((*session)->Run(RunOptions(), feeds, {}).ok());  // learns the pattern
+  const int64_t one_buffer = 4 * 256 * 4;
+  MemoryPlanInfo info = (*session)->memory_plan_info();
+  EXPECT_EQ(info.planned_bytes, one_buffer);
+  EXPECT_EQ(info.without_reuse_bytes, 3 * one_buffer);
+  for (int run = 0; run < 3; ++run) {
+    auto out = (*session)->Run(RunOptions(), feeds, {});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int o = 0; o < 32; ++o) {
+      ASSERT_NEAR((*out)[0].tensor().data<float>()[o], direct[o], 1e-4 * (1 + std::abs(direct[o]))) << run << ": " << o;
+    }
+  }
+}
+
 TEST(MemoryPlanTest, DisabledPatternsStillRun) {
   SessionOptions options;
   options.enable_mem_pattern = false;

@@ -114,9 +114,14 @@ class BinaryArith final : public OpKernel {
 
 template <Arith op>
 void RegisterArith(KernelRegistry& r, const char* name) {
-  // Opsets 1-6 (with `broadcast`/`axis`) and 7+ (numpy broadcasting).
-  r.Register(KernelDefBuilder(name).Since(1, 6).Types("T", kNumericTypes).Build(), MakeFactory<BinaryArith<op>>());
-  r.Register(KernelDefBuilder(name).Since(7).Types("T", kNumericTypes).Build(), MakeFactory<BinaryArith<op>>());
+  // Opsets 1-6 (with `broadcast`/`axis`) and 7+ (numpy broadcasting). Y may
+  // take over either input's buffer when that input dies here and has Y's
+  // size (so its shape: it is not broadcast): every loop of BroadcastBinary
+  // reads a full-shaped operand at Y's own index before writing it.
+  r.Register(KernelDefBuilder(name).Since(1, 6).Types("T", kNumericTypes).MayInplace(0, 0).MayInplace(1, 0).Build(),
+             MakeFactory<BinaryArith<op>>());
+  r.Register(KernelDefBuilder(name).Since(7).Types("T", kNumericTypes).MayInplace(0, 0).MayInplace(1, 0).Build(),
+             MakeFactory<BinaryArith<op>>());
 }
 
 }  // namespace

@@ -278,9 +278,12 @@ absl::StatusOr<Tensor> ScalarOf(DataType type, double value) {
   return dst;
 }
 
+// In place when the input dies here and both types have one size (int32 <->
+// float, float16 <-> bfloat16): each value is read before its own slot is
+// written, and no other.
 void RegisterCastKernels(KernelRegistry& r) {
-  r.Register(KernelDefBuilder("Cast").Since(6, 19).Build(), MakeFactory<Cast>());
-  r.Register(KernelDefBuilder("CastLike").Since(15, 19).Build(), MakeFactory<Cast>());
+  r.Register(KernelDefBuilder("Cast").Since(6, 19).MayInplace(0, 0).Build(), MakeFactory<Cast>());
+  r.Register(KernelDefBuilder("CastLike").Since(15, 19).MayInplace(0, 0).Build(), MakeFactory<Cast>());
 }
 
 }  // namespace onyx
