@@ -209,7 +209,6 @@ HWY_INLINE V SiluFastV(D d, V x) {
   return hn::Div(hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(x, e), x), hn::Add(hn::Set(d, 1.0f), e));
 }
 
-// One LSTM cell update over `lanes` units at offset j (see LstmCell).
 // tanh |x| = (1 - e) / (1 + e), e = e^-2|x| (floored as in SigmoidFastV),
 // with x's sign; NaN stays NaN. Its error is a few ulp of 1 in absolute
 // terms, not relative to a small result (1 - e cancels near 0), so only
@@ -221,6 +220,8 @@ HWY_INLINE V TanhAbsoluteV(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), x, t);
 }
 
+// One LSTM cell update over `lanes` units at offset j (see LstmCell): the
+// fast paths when every sigmoid gate is in their range.
 HWY_INLINE void LstmUnits(D d, const float* gates, const float* x, int64_t n, int64_t j, float* c, float* h) {
   const auto pre = [&](int64_t gate) {
     return hn::Add(hn::LoadU(d, gates + gate * n + j), hn::LoadU(d, x + gate * n + j));
