@@ -262,6 +262,9 @@ const Case kCases[] = {
          Post(false, K::kHardSigmoid, 1.f / 6, 0.5f)},
     Case{"hard_swish", {1, 20, 6, 7}, 20, 20, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kHardSwish)},
     Case{"swish", {1, 32, 8, 8}, 32, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSwish, 1.f)},
+    // Swish with beta != 1 stays a oneDNN post-op; Silu (beta 1) and Sigmoid
+    // run onyx's vector math after the primitive.
+    Case{"swish_beta", {1, 12, 7, 7}, 12, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(false, K::kSwish, 1.5f)},
     Case{"tanh", {1, 16, 6, 6}, 16, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, Post(true, K::kTanh)},
 };
 
