@@ -100,6 +100,21 @@ bool IsBroadcastElementwise(const Node& n) {
   return n.domain.empty() && kOps.count(n.op_type) > 0 && !HasLegacyBroadcast(n);
 }
 
+// The convolutions com.onyx NchwToNhwcConv runs (its kernel's limits,
+// providers/cpu/simd/stem_conv.h): ungrouped, undilated, at most 4 input
+// channels and 256 taps per output; an image network's first layer.
+bool IsStemConv(const Node& n, const Tensor& w) {
+  constexpr int64_t kMaxChannels = 4, kMaxTaps = 256;
+  if (IntAttr(n, "group", 1) != 1) return false;
+  if (const onnx::AttributeProto* d = n.FindAttribute("dilations")) {
+    for (int64_t v : d->ints()) {
+      if (v != 1) return false;
+    }
+  }
+  const Dims& wd = w.dims();
+  return wd[1] <= kMaxChannels && wd[1] * wd[2] * wd[3] <= kMaxTaps;
+}
+
 class Rewriter {
  public:
   explicit Rewriter(Graph& graph) : graph_(graph) {
@@ -278,9 +293,11 @@ class Rewriter {
     if (has_bias && ConstantValue(graph_, n.inputs[2]) == nullptr) return false;
     const bool has_residual = n.inputs.size() > 3 && !n.inputs[3].empty();
     if (has_residual && !Rank4(n.inputs[3], DataType::kFloat)) return false;
-    auto out = OnyxNode(n, "NhwcConv");
+    // An image entering the layout: read it channels first, no Transpose.
+    const bool stem = !Mapped(n.inputs[0]) && !has_residual && IsStemConv(n, *w);
+    auto out = OnyxNode(n, stem ? "NchwToNhwcConv" : "NhwcConv");
     out->attributes = n.attributes;
-    out->inputs = {Nhwc(n.inputs[0]), n.inputs[1], has_bias ? n.inputs[2] : ""};
+    out->inputs = {stem ? n.inputs[0] : Nhwc(n.inputs[0]), n.inputs[1], has_bias ? n.inputs[2] : ""};
     if (has_residual) out->inputs.push_back(Nhwc(n.inputs[3]));
     Node& added = Replace(n, std::move(out));
     ProduceNhwc(added, 0);

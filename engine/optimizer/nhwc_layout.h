@@ -6,7 +6,10 @@
 // convolutions stops paying a reorder in and out of every one.
 //
 //   Conv/FusedConv            -> com.onyx NhwcConv (constant float 4-D W; FusedConv
-//                                of com.onyx or com.microsoft)
+//                                of com.onyx or com.microsoft), or NchwToNhwcConv
+//                                for an image network's first layer (X not yet
+//                                channels-last, <= 4 channels, <= 256 taps, no
+//                                group, dilation or residual): no Transpose in
 //   ConvTranspose             -> com.onyx NhwcConvTranspose (the same; explicit
 //                                pads, no output_padding or output_shape)
 //   MaxPool/AveragePool       -> com.onyx NhwcMaxPool/NhwcAveragePool

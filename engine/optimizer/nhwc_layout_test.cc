@@ -14,6 +14,7 @@ namespace {
 using testing::CompareLevels;
 using testing::Count;
 using testing::FloatAttr;
+using testing::FloatsAttr;
 using testing::FloatTensor;
 using testing::Int64Tensor;
 using testing::IntAttr;
@@ -33,8 +34,9 @@ onnx::NodeProto& Conv(ModelBuilder& m, const std::string& x, const std::string& 
   return n;
 }
 
-// Stem, max pool, a residual block, global pool and a classifier: one
-// conversion in (the input) and one out (before Flatten).
+// Stem, max pool, a residual block, global pool and a classifier: the stem
+// reads the image channels first, and one conversion is left (before
+// Flatten).
 TEST(NhwcLayoutTest, ResidualNetworkConvertsOnlyAtItsEnds) {
   ModelBuilder m(13);
   m.Input("x", DataType::kFloat, {-1, 3, 16, 16}).Output("y", DataType::kFloat, {-1, 5});
@@ -56,10 +58,11 @@ TEST(NhwcLayoutTest, ResidualNetworkConvertsOnlyAtItsEnds) {
   auto& gemm = m.Node("Gemm", {"f", "fc_w", "fc_b"}, {"y"});
   *gemm.add_attribute() = IntAttr("transB", 1);
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 16, 16}, 9))}});
-  EXPECT_EQ(Count(c.after, "NhwcConv"), 3);
+  EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 2);
   EXPECT_EQ(Count(c.after, "NhwcMaxPool"), 1);
   EXPECT_EQ(Count(c.after, "NhwcGlobalAveragePool"), 1);
-  EXPECT_EQ(Count(c.after, "Transpose"), 2);
+  EXPECT_EQ(Count(c.after, "Transpose"), 1);
   EXPECT_EQ(Count(c.after, "Relu") + Count(c.after, "Add") + Count(c.after, "MaxPool"), 0);
 }
 
@@ -70,8 +73,8 @@ TEST(NhwcLayoutTest, ResidualNetworkConvertsOnlyAtItsEnds) {
 // unoptimised graph.
 TEST(NhwcLayoutTest, ResidualSumIsRightWhetherZLendsItsBufferOrIsCopied) {
   ModelBuilder m(13);
-  m.Input("x", DataType::kFloat, {-1, 3, 12, 12}).Output("y", DataType::kFloat, {-1, 8, 12, 12});
-  Conv(m, "x", "c1", 3, 8, 3, 11);
+  m.Input("x", DataType::kFloat, {-1, 6, 12, 12}).Output("y", DataType::kFloat, {-1, 8, 12, 12});
+  Conv(m, "x", "c1", 6, 8, 3, 11);
   m.Node("Relu", {"c1"}, {"r1"});
   Conv(m, "r1", "c2", 8, 8, 3, 13);
   m.Node("Relu", {"c2"}, {"r2"});
@@ -79,7 +82,7 @@ TEST(NhwcLayoutTest, ResidualSumIsRightWhetherZLendsItsBufferOrIsCopied) {
   m.Node("Add", {"c3", "r1"}, {"s"});
   Conv(m, "s", "c4", 8, 8, 1, 17);
   m.Node("Add", {"c4", "s"}, {"y"});
-  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 12, 12}, 19))}}, OptimizationLevel::kAll, 3);
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 6, 12, 12}, 19))}}, OptimizationLevel::kAll, 3);
   EXPECT_EQ(Count(c.after, "NhwcConv"), 4);
   EXPECT_EQ(Count(c.after, "Add") + Count(c.after, "Relu"), 0);
 }
@@ -106,14 +109,62 @@ TEST(NhwcLayoutTest, DenseBlockKeepsConcatAndBatchNormChannelsLast) {
   *pool.add_attribute() = IntsAttr("kernel_shape", {2, 2});
   *pool.add_attribute() = IntsAttr("strides", {2, 2});
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 4, 12, 10}, 20))}});
-  // Three convolutions; the Concat and the BatchNorm (a depthwise NhwcConv
-  // with the Relu) then fold into one ConcatScaleShift, channels-last.
-  EXPECT_EQ(Count(c.after, "NhwcConv"), 3);
+  // Three convolutions (the first reads x channels first; the Concat still
+  // takes x channels-last); the Concat and the BatchNorm (a depthwise
+  // NhwcConv with the Relu) then fold into one ConcatScaleShift.
+  EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 2);
   EXPECT_EQ(Count(c.after, "ConcatScaleShift"), 1);
   EXPECT_EQ(Count(c.after, "Concat"), 0);
   EXPECT_EQ(Count(c.after, "NhwcAveragePool"), 1);
   EXPECT_EQ(Count(c.after, "BatchNormalization") + Count(c.after, "Relu"), 0);
   EXPECT_EQ(Count(c.after, "Transpose"), 2);
+}
+
+// An image network's first convolution (few input channels) reads the image
+// channels first and writes channels last, no Transpose in front, with the
+// activation after it as its own: in registers (Relu, LeakyRelu, HardSwish)
+// or over its rows after them (Sigmoid; Tanh and Swish with beta 1.5 as a
+// com.microsoft FusedConv writes them). A grouped or dilated one, or one
+// with many taps, keeps the Transpose and NhwcConv.
+TEST(NhwcLayoutTest, StemConvolutionReadsTheImageChannelsFirst) {
+  for (const char* activation : {"Relu", "LeakyRelu", "HardSwish", "Sigmoid", "Tanh", "Swish"}) {
+    SCOPED_TRACE(activation);
+    const bool fused = std::string(activation) == "Tanh" || std::string(activation) == "Swish";
+    ModelBuilder m(14);
+    m.Opset("com.microsoft", 1);
+    m.Input("x", DataType::kFloat, {-1, 3, 17, 15}).Output("y", DataType::kFloat, {-1, 16, 5, 4});
+    auto& conv = Conv(m, "x", "c1", 3, 16, 7, 61, 1, 2);
+    if (fused) {
+      conv.set_op_type("FusedConv");
+      conv.set_domain("com.microsoft");
+      conv.set_output(0, "a1");
+      *conv.add_attribute() = StringAttr("activation", activation);
+      if (std::string(activation) == "Swish") *conv.add_attribute() = FloatsAttr("activation_params", {1.5f});
+    } else {
+      m.Node(activation, {"c1"}, {"a1"});
+    }
+    auto& pool = m.Node("MaxPool", {"a1"}, {"y"});
+    *pool.add_attribute() = IntsAttr("kernel_shape", {3, 3});
+    *pool.add_attribute() = IntsAttr("strides", {2, 2});
+    *pool.add_attribute() = IntsAttr("pads", {1, 1, 1, 1});
+    auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 17, 15}, 65))}});
+    EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
+    EXPECT_EQ(Count(c.after, "NhwcConv") + Count(c.after, "FusedConv"), 0);
+    EXPECT_EQ(Count(c.after, activation), 0);
+    EXPECT_EQ(Count(c.after, "Transpose"), 1);  // y leaving the layout
+  }
+  ModelBuilder m(14);
+  m.Input("x", DataType::kFloat, {1, 4, 20, 20}).Output("g", DataType::kFloat, {1, 4, 20, 20});
+  m.Output("d", DataType::kFloat, {1, 8, 16, 16}).Output("p", DataType::kFloat, {1, 8, 2, 2});
+  Conv(m, "x", "g", 4, 4, 3, 67, 2);                                                        // grouped
+  Conv(m, "x", "d", 4, 8, 3, 69).add_attribute()->CopyFrom(IntsAttr("dilations", {3, 3}));  // pads 1, 20 -> 16
+  m.Initializer("p_w", RandomFloatTensor({8, 4, 9, 9}, 71));                                // 324 taps
+  auto& patches = m.Node("Conv", {"x", "p_w"}, {"p"});
+  *patches.add_attribute() = IntsAttr("strides", {9, 9});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 4, 20, 20}, 73))}});
+  EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 0);
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 3);
 }
 
 // Squeeze-excite: the gate [N, C, 1, 1] multiplies the feature map by
@@ -150,7 +201,7 @@ TEST(NhwcLayoutTest, ResizeRunsOnPermutedScalesAndSizes) {
   *resize.add_attribute() = StringAttr("mode", "linear");
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 5, 6}, 34))}});
   EXPECT_EQ(Count(c.after, "Resize"), 2);
-  EXPECT_EQ(Count(c.after, "Transpose"), 2);
+  EXPECT_EQ(Count(c.after, "Transpose"), 1);  // out; the stem reads x channels first
 }
 
 // Resize-18: an antialiased downscale filters each axis on its own, so it
@@ -169,9 +220,9 @@ TEST(NhwcLayoutTest, AntialiasedResizeRunsChannelsLastAndAxesResizeStays) {
   *wide.add_attribute() = StringAttr("mode", "linear");
   *wide.add_attribute() = IntsAttr("axes", {3});
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 12, 11}, 44))}});
-  EXPECT_EQ(Count(c.after, "NhwcConv"), 2);
+  EXPECT_EQ(Count(c.after, "NchwToNhwcConv") + Count(c.after, "NhwcConv"), 2);
   EXPECT_EQ(Count(c.after, "Resize"), 2);
-  EXPECT_EQ(Count(c.after, "Transpose"), 2);  // into the layout, and out before the axes Resize
+  EXPECT_EQ(Count(c.after, "Transpose"), 1);  // out before the axes Resize
 }
 
 // Learned upsampling between convolutions: stride-2 2x2 and grouped 3x3
@@ -241,10 +292,11 @@ TEST(NhwcLayoutTest, LeavesTheLayoutWhereANodeNeedsNchw) {
   *avg.add_attribute() = IntAttr("ceil_mode", 1);
   *avg.add_attribute() = IntAttr("count_include_pad", 1);
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 9, 9}, 54))}});
-  EXPECT_EQ(Count(c.after, "NhwcConv"), 2);
+  EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 1);
   EXPECT_EQ(Count(c.after, "MaxPool"), 1);
   EXPECT_EQ(Count(c.after, "AveragePool"), 1);
-  EXPECT_EQ(Count(c.after, "Transpose"), 3);  // x in; c1 and c2 out
+  EXPECT_EQ(Count(c.after, "Transpose"), 2);  // c1 and c2 out
 }
 
 // AveragePool-19's dilations are not run channels-last (nor are MaxPool's).
@@ -256,7 +308,7 @@ TEST(NhwcLayoutTest, LeavesDilatedAveragePoolNchw) {
   *avg.add_attribute() = IntsAttr("kernel_shape", {2, 2});
   *avg.add_attribute() = IntsAttr("dilations", {2, 2});
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 9, 9}, 56))}});
-  EXPECT_EQ(Count(c.after, "NhwcConv"), 1);
+  EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
   EXPECT_EQ(Count(c.after, "AveragePool"), 1);
   EXPECT_EQ(Count(c.after, "NhwcAveragePool"), 0);
 }

@@ -1,8 +1,8 @@
 // Kernels for the com.onyx channels-last operators that the layout pass
-// (engine/optimizer/nhwc_layout.h) emits: NhwcConv, NhwcConvTranspose, NhwcMaxPool,
-// NhwcAveragePool, NhwcGlobalAveragePool, NhwcGlobalMaxPool and
-// NhwcChannelShuffle. Their
-// contracts are documented in engine/optimizer/README.md.
+// (engine/optimizer/nhwc_layout.h) emits: NhwcConv, NchwToNhwcConv,
+// NhwcConvTranspose, NhwcMaxPool, NhwcAveragePool, NhwcGlobalAveragePool,
+// NhwcGlobalMaxPool and NhwcChannelShuffle. Their contracts are documented
+// in engine/optimizer/README.md.
 #pragma once
 
 #include "framework/kernel_registry.h"
