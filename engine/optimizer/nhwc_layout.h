@@ -10,6 +10,7 @@
 //                                for an image network's first layer (X not yet
 //                                channels-last, <= 4 channels, <= 256 taps, no
 //                                group, dilation or residual): no Transpose in
+//                                front of it
 //   ConvTranspose             -> com.onyx NhwcConvTranspose (the same; explicit
 //                                pads, no output_padding or output_shape)
 //   MaxPool/AveragePool       -> com.onyx NhwcMaxPool/NhwcAveragePool
