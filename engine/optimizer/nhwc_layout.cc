@@ -154,9 +154,9 @@ class Rewriter {
       changed_ = true;
       return;
     }
-    if (ConvertConv(n) || ConvertConvTranspose(n) || ConvertBatchNorm(n) || ConvertPool(n) || ConvertActivation(n) ||
-        ConvertUnary(n) || ConvertBroadcast(n) || ConvertConcat(n) || ConvertResize(n) || ConvertSplit(n) ||
-        ConvertSlice(n) || ConvertChannelShuffle(n)) {
+    if (ConvertConv(n) || ConvertConvTranspose(n) || ConvertBatchNorm(n) || FoldStemPool(n) || ConvertPool(n) ||
+        ConvertActivation(n) || ConvertUnary(n) || ConvertBroadcast(n) || ConvertConcat(n) || ConvertResize(n) ||
+        ConvertSplit(n) || ConvertSlice(n) || ConvertChannelShuffle(n)) {
       changed_ = true;
     }
   }
@@ -373,6 +373,46 @@ class Rewriter {
     return true;
   }
 
+  // A MaxPool that alone reads a stem convolution (ResNet's, DenseNet's,
+  // ShuffleNet's) becomes the stem's pool_* attributes: the kernel pools its
+  // rows while they are in cache, and the stem's full-resolution output is
+  // never stored.
+  bool FoldStemPool(Node& n) {
+    if (!IsOp(&n, "MaxPool") || !Mapped(n.inputs[0]) || !IsRank4Float(graph_, n.inputs[0])) return false;
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) return false;  // Indices
+    const std::string& nhwc_in = nhwc_[n.inputs[0]];
+    Node* conv = graph_.Producer(nhwc_in);
+    if (conv == nullptr || conv->domain != kOnyxDomain || conv->op_type != "NchwToNhwcConv" ||
+        conv->FindAttribute("pool_kernel_shape") != nullptr) {
+      return false;
+    }
+    if (SoleConsumer(graph_, n.inputs[0]) != &n || !graph_.Consumers(nhwc_in).empty() || graph_.IsOutput(n.inputs[0]) ||
+        implicit_uses_.count(n.inputs[0]) > 0) {
+      return false;
+    }
+    const onnx::AttributeProto* kernel = n.FindAttribute("kernel_shape");
+    if (kernel == nullptr || kernel->ints_size() != 2) return false;
+    if (const onnx::AttributeProto* d = n.FindAttribute("dilations")) {
+      for (int64_t v : d->ints()) {
+        if (v != 1) return false;
+      }
+    }
+    if (!Rank4(n.outputs[0], DataType::kFloat)) return false;
+    for (const char* name : {"kernel_shape", "strides", "pads", "auto_pad", "ceil_mode"}) {
+      if (const onnx::AttributeProto* a = n.FindAttribute(name)) {
+        onnx::AttributeProto renamed = *a;
+        renamed.set_name(std::string("pool_") + name);
+        conv->attributes[renamed.name()] = renamed;
+      }
+    }
+    nhwc_.erase(n.inputs[0]);
+    recorded_.erase(std::find(recorded_.begin(), recorded_.end(), n.inputs[0]));
+    conv->outputs[0] = n.outputs[0];
+    graph_.RemoveNode(n.index);
+    ProduceNhwc(*conv, 0);
+    return true;
+  }
+
   bool ConvertPool(Node& n) {
     const bool max = IsOp(&n, "MaxPool"), avg = IsOp(&n, "AveragePool");
     const bool gmax = IsOp(&n, "GlobalMaxPool"), gavg = IsOp(&n, "GlobalAveragePool");
@@ -402,12 +442,13 @@ class Rewriter {
   }
 
   // An activation after a converted convolution that has none becomes its
-  // post-op, when nothing else reads the convolution's result.
+  // post-op, when nothing else reads the convolution's result: neither in
+  // NCHW nor channels-last (a node converted before this one reads that).
   bool ConvertActivation(Node& n) {
     if (!Mapped(n.inputs.empty() ? "" : n.inputs[0])) return false;
     const std::string& nhwc_in = nhwc_[n.inputs[0]];
     if (convs_.count(nhwc_in) == 0 || SoleConsumer(graph_, n.inputs[0]) != &n ||
-        implicit_uses_.count(n.inputs[0]) > 0) {
+        !graph_.Consumers(nhwc_in).empty() || implicit_uses_.count(n.inputs[0]) > 0) {
       return false;
     }
     Node* conv = graph_.Producer(nhwc_in);

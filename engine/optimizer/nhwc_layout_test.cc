@@ -58,9 +58,9 @@ TEST(NhwcLayoutTest, ResidualNetworkConvertsOnlyAtItsEnds) {
   auto& gemm = m.Node("Gemm", {"f", "fc_w", "fc_b"}, {"y"});
   *gemm.add_attribute() = IntAttr("transB", 1);
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 16, 16}, 9))}});
-  EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
+  EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);  // the MaxPool runs inside it
   EXPECT_EQ(Count(c.after, "NhwcConv"), 2);
-  EXPECT_EQ(Count(c.after, "NhwcMaxPool"), 1);
+  EXPECT_EQ(Count(c.after, "NhwcMaxPool"), 0);
   EXPECT_EQ(Count(c.after, "NhwcGlobalAveragePool"), 1);
   EXPECT_EQ(Count(c.after, "Transpose"), 1);
   EXPECT_EQ(Count(c.after, "Relu") + Count(c.after, "Add") + Count(c.after, "MaxPool"), 0);
@@ -149,10 +149,25 @@ TEST(NhwcLayoutTest, StemConvolutionReadsTheImageChannelsFirst) {
     *pool.add_attribute() = IntsAttr("strides", {2, 2});
     *pool.add_attribute() = IntsAttr("pads", {1, 1, 1, 1});
     auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 17, 15}, 65))}});
-    EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
+    EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);  // with the MaxPool inside
     EXPECT_EQ(Count(c.after, "NhwcConv") + Count(c.after, "FusedConv"), 0);
+    EXPECT_EQ(Count(c.after, "NhwcMaxPool") + Count(c.after, "MaxPool"), 0);
     EXPECT_EQ(Count(c.after, activation), 0);
     EXPECT_EQ(Count(c.after, "Transpose"), 1);  // y leaving the layout
+  }
+  {
+    // The stem's output also read elsewhere: the MaxPool stays a node.
+    ModelBuilder m(14);
+    m.Input("x", DataType::kFloat, {1, 3, 16, 16}).Output("y", DataType::kFloat, {1, 8, 8, 8});
+    m.Output("z", DataType::kFloat, {1, 8, 8, 8});
+    Conv(m, "x", "c1", 3, 8, 3, 75, 1, 2);
+    auto& pool = m.Node("MaxPool", {"c1"}, {"y"});
+    *pool.add_attribute() = IntsAttr("kernel_shape", {3, 3});
+    *pool.add_attribute() = IntsAttr("pads", {1, 1, 1, 1});
+    m.Node("Relu", {"c1"}, {"z"});
+    auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 3, 16, 16}, 77))}});
+    EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
+    EXPECT_EQ(Count(c.after, "NhwcMaxPool"), 1);
   }
   ModelBuilder m(14);
   m.Input("x", DataType::kFloat, {1, 4, 20, 20}).Output("g", DataType::kFloat, {1, 4, 20, 20});
@@ -165,6 +180,24 @@ TEST(NhwcLayoutTest, StemConvolutionReadsTheImageChannelsFirst) {
   auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 4, 20, 20}, 73))}});
   EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 0);
   EXPECT_EQ(Count(c.after, "NhwcConv"), 3);
+}
+
+// A convolution read by a pooling node (converted first) and by a Relu: the
+// Relu cannot become the convolution's post-op, since the pool reads the
+// value before it.
+TEST(NhwcLayoutTest, ActivationStaysANodeWhenAConvertedNodeAlsoReadsTheConvolution) {
+  ModelBuilder m(14);
+  m.Input("x", DataType::kFloat, {1, 6, 10, 10}).Output("y", DataType::kFloat, {1, 8, 5, 5});
+  m.Output("z", DataType::kFloat, {1, 8, 10, 10});
+  Conv(m, "x", "c1", 6, 8, 3, 81);
+  auto& pool = m.Node("MaxPool", {"c1"}, {"y"});
+  *pool.add_attribute() = IntsAttr("kernel_shape", {2, 2});
+  *pool.add_attribute() = IntsAttr("strides", {2, 2});
+  m.Node("Relu", {"c1"}, {"z"});
+  auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({1, 6, 10, 10}, 83))}});
+  EXPECT_EQ(Count(c.after, "NhwcConv"), 1);
+  EXPECT_EQ(Count(c.after, "NhwcMaxPool"), 1);
+  EXPECT_EQ(Count(c.after, "Relu"), 1);
 }
 
 // Squeeze-excite: the gate [N, C, 1, 1] multiplies the feature map by
@@ -315,7 +348,9 @@ TEST(NhwcLayoutTest, LeavesDilatedAveragePoolNchw) {
 
 // Pooling geometries against the reference loops: padding, strides, ceil
 // mode for max, averages with and without the pads counted, a window as
-// large as the input, and pads as wide as the window.
+// large as the input, and pads as wide as the window; each after a
+// convolution (NhwcMaxPool / NhwcAveragePool) and right after the stem,
+// where a MaxPool runs inside NchwToNhwcConv (its pool_* attributes).
 TEST(NhwcLayoutTest, PoolingGeometriesMatchTheReference) {
   struct Pool {
     const char* op;
@@ -328,20 +363,29 @@ TEST(NhwcLayoutTest, PoolingGeometriesMatchTheReference) {
       {"AveragePool", {3, 3}, {2, 2}, {0, 0, 0, 0}, 1, 0}, {"MaxPool", {11, 10}, {1, 1}, {0, 0, 0, 0}, 0, 0},
       {"MaxPool", {2, 2}, {1, 1}, {2, 2, 2, 2}, 0, 0},     {"AveragePool", {2, 2}, {3, 3}, {2, 1, 2, 1}, 0, 0},
   };
-  for (const Pool& p : pools) {
-    SCOPED_TRACE(::testing::Message() << p.op << " kernel " << p.kernel[0] << "x" << p.kernel[1] << " pads "
-                                      << p.pads[0] << p.pads[1] << p.pads[2] << p.pads[3] << " ceil " << p.ceil_mode);
-    ModelBuilder m(13);
-    m.Input("x", DataType::kFloat, {2, 3, 11, 10}).Output("y", DataType::kFloat, {-1, -1, -1, -1});
-    Conv(m, "x", "c", 3, 19, 3, 61);
-    auto& pool = m.Node(p.op, {"c"}, {"y"});
-    *pool.add_attribute() = IntsAttr("kernel_shape", p.kernel);
-    *pool.add_attribute() = IntsAttr("strides", p.strides);
-    *pool.add_attribute() = IntsAttr("pads", p.pads);
-    *pool.add_attribute() = IntAttr("ceil_mode", p.ceil_mode);
-    if (std::string(p.op) == "AveragePool") *pool.add_attribute() = IntAttr("count_include_pad", p.count_include_pad);
-    auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 11, 10}, 62))}});
-    EXPECT_EQ(Count(c.after, std::string("Nhwc") + p.op), 1);
+  for (bool after_stem : {false, true}) {
+    for (const Pool& p : pools) {
+      SCOPED_TRACE(::testing::Message() << p.op << " kernel " << p.kernel[0] << "x" << p.kernel[1] << " pads "
+                                        << p.pads[0] << p.pads[1] << p.pads[2] << p.pads[3] << " ceil " << p.ceil_mode
+                                        << (after_stem ? " after the stem" : ""));
+      ModelBuilder m(13);
+      m.Input("x", DataType::kFloat, {2, 3, 11, 10}).Output("y", DataType::kFloat, {-1, -1, -1, -1});
+      Conv(m, "x", "c", 3, 19, 3, 61);
+      if (!after_stem) Conv(m, "c", "c2", 19, 19, 1, 63);
+      auto& pool = m.Node(p.op, {after_stem ? "c" : "c2"}, {"y"});
+      *pool.add_attribute() = IntsAttr("kernel_shape", p.kernel);
+      *pool.add_attribute() = IntsAttr("strides", p.strides);
+      *pool.add_attribute() = IntsAttr("pads", p.pads);
+      *pool.add_attribute() = IntAttr("ceil_mode", p.ceil_mode);
+      if (std::string(p.op) == "AveragePool") {
+        *pool.add_attribute() = IntAttr("count_include_pad", p.count_include_pad);
+      }
+      auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor({2, 3, 11, 10}, 62))}});
+      const bool inside_stem = after_stem && std::string(p.op) == "MaxPool";
+      EXPECT_EQ(Count(c.after, std::string("Nhwc") + p.op), inside_stem ? 0 : 1);
+      EXPECT_EQ(Count(c.after, p.op), 0);
+      EXPECT_EQ(Count(c.after, "NchwToNhwcConv"), 1);
+    }
   }
 }
 

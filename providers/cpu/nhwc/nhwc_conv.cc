@@ -5,9 +5,14 @@
 // com.onyx NchwToNhwcConv(X, W, B?): an image network's first convolution,
 // X [N, C, H, W] as the client sent it (C <= 4), Y [N, OH, OW, M] for the
 // channels-last layers after it; run by simd::StemConvRows, so the image is
-// never transposed.
+// never transposed. With pool_* attributes (a MaxPool's, folded in by the
+// layout pass) Y is the max pool of that: each thread pools the stem rows
+// it has just computed, so the stem's output (ResNet's largest tensor)
+// never goes to memory.
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -83,6 +88,18 @@ class NchwToNhwcConv final : public OpKernel {
       return info.Error(absl::StrCat("B must be a constant float initializer of ", wd[0], " values"));
     }
     auto kernel = std::unique_ptr<NchwToNhwcConv>(new NchwToNhwcConv(std::move(attrs), wd, activation));
+    if (info.HasAttr("pool_kernel_shape")) {
+      ConvAttributes pool;
+      pool.kernel_shape = info.AttrOr<std::vector<int64_t>>("pool_kernel_shape", {});
+      pool.strides = info.AttrOr<std::vector<int64_t>>("pool_strides", {});
+      pool.pads = info.AttrOr<std::vector<int64_t>>("pool_pads", {});
+      pool.auto_pad = info.AttrOr<std::string>("pool_auto_pad", "NOTSET");
+      pool.ceil_mode = info.AttrOr<int64_t>("pool_ceil_mode", 0) != 0;
+      if (pool.kernel_shape.size() != 2) {
+        return info.Error(absl::StrCat("pool_kernel_shape must have 2 values, received ", pool.kernel_shape.size()));
+      }
+      kernel->pool_ = std::move(pool);
+    }
     kernel->packed_ = simd::PackStemWeights(w->data<float>(), wd[0], taps);
     kernel->bias_ = simd::PackStemBias(b != nullptr ? b->data<float>() : nullptr, wd[0]);
     return std::unique_ptr<OpKernel>(std::move(kernel));
@@ -96,7 +113,6 @@ class NchwToNhwcConv final : public OpKernel {
     const SpatialGeometry& g = shape->geometry;
     const Dims& xd = x.dims();
     const int64_t m = w_dims_[0], oh = g.out[0], ow = g.out[1];
-    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, {xd[0], oh, ow, m}, DataType::kFloat));
     simd::StemConvParams p;
     p.x = x.data<float>();
     p.channels = xd[1];
@@ -116,12 +132,44 @@ class NchwToNhwcConv final : public OpKernel {
     p.activation = in_register_;
     p.alpha = alpha_;
     p.beta = beta_;
-    p.y = y->mutable_data<float>();
     const int64_t row_floats = ow * m;
-    ParallelFor(xd[0] * oh, 1, [&](int64_t begin, int64_t end) {
-      simd::StemConvRows(p, begin, end);
-      // The activations onyx's vector math computes, over rows still in cache.
-      ActivateAfter(p.y + begin * row_floats, (end - begin) * row_floats);
+    if (!pool_) {
+      ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, {xd[0], oh, ow, m}, DataType::kFloat));
+      float* out = y->mutable_data<float>();
+      ParallelFor(xd[0] * oh, 1, [&](int64_t begin, int64_t end) {
+        simd::StemConvRows(p, begin, end, out + begin * row_floats);
+        // The activations onyx's vector math computes, over rows still in cache.
+        ActivateAfter(out + begin * row_floats, (end - begin) * row_floats);
+      });
+      return absl::OkStatus();
+    }
+    auto pooled = ResolvePoolGeometry(*pool_, {oh, ow});
+    if (!pooled.ok()) return ctx.Error(absl::StrCat("pool: ", pooled.status().message()));
+    const SpatialGeometry& pg = *pooled;
+    const int64_t ph = pg.out[0], pw = pg.out[1], window = pg.kernel[0];
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, {xd[0], ph, pw, m}, DataType::kFloat));
+    float* out = y->mutable_data<float>();
+    ParallelFor(xd[0] * ph, 1, [&](int64_t begin, int64_t end) {
+      // The stem rows of the current window, row r of image n in slot
+      // r mod window: a window's rows are distinct there, and consecutive
+      // windows share the rows they overlap in.
+      std::vector<float> ring(window * row_floats);
+      std::vector<int64_t> held(window, -1);
+      std::vector<const float*> rows(window);
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t n = i / ph, top = (i % ph) * pg.strides[0] - pg.pad_begin[0];
+        int64_t count = 0;
+        for (int64_t r = std::max<int64_t>(0, top); r < std::min(oh, top + window); ++r) {
+          float* slot = ring.data() + (r % window) * row_floats;
+          if (held[r % window] != n * oh + r) {
+            simd::StemConvRows(p, n * oh + r, n * oh + r + 1, slot);
+            ActivateAfter(slot, row_floats);
+            held[r % window] = n * oh + r;
+          }
+          rows[count++] = slot;
+        }
+        simd::MaxPoolRow(rows.data(), count, ow, m, pg.kernel[1], pg.strides[1], pg.pad_begin[1], pw, out + i * pw * m);
+      }
     });
     return absl::OkStatus();
   }
@@ -181,6 +229,7 @@ class NchwToNhwcConv final : public OpKernel {
   InRegister in_register_ = InRegister::kNone;
   float alpha_ = 0.f, beta_ = 0.f;
   std::vector<float> packed_, bias_;
+  std::optional<ConvAttributes> pool_;  // the MaxPool folded in, if any
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "hwy/highway.h"
 #include "providers/cpu/simd/stem_conv.h"
@@ -26,7 +27,7 @@ HWY_INLINE void StoreTile(D d, V (&acc)[kPix][kVec], float* out, int64_t pixel_s
     float* o = out + q * pixel_stride;
     if (valid >= kVec * lanes) {
       for (int v = 0; v < kVec; ++v) hn::StoreU(activate(acc[q][v]), d, o + v * lanes);
-    } else {  // the zero-padded channels of the last block stay out of y
+    } else {                             // the zero-padded channels of the last block stay out of y
       HWY_ALIGN float block[kVec * 16];  // 16 >= the widest target's lanes
       for (int v = 0; v < kVec; ++v) hn::Store(activate(acc[q][v]), d, block + v * lanes);
       std::memcpy(o, block, valid * sizeof(float));
@@ -46,8 +47,7 @@ HWY_INLINE void ActivateAndStore(D d, const P& p, V (&acc)[kPix][kVec], float* o
       StoreTile(d, acc, out, stride, valid, [&](V v) { return hn::Min(hn::Max(v, alpha), beta); });
       break;
     case P::Activation::kLeakyRelu:
-      StoreTile(d, acc, out, stride, valid,
-                [&](V v) { return hn::IfThenElse(hn::Lt(v, zero), hn::Mul(v, alpha), v); });
+      StoreTile(d, acc, out, stride, valid, [&](V v) { return hn::IfThenElse(hn::Lt(v, zero), hn::Mul(v, alpha), v); });
       break;
     case P::Activation::kHardSigmoid:
       StoreTile(d, acc, out, stride, valid,
@@ -124,7 +124,7 @@ HWY_NOINLINE void RowPass(const P& p, const float* const* rows, const float* w, 
   for (; ow < p.out_w; ++ow) one(ow);
 }
 
-void StemConvRowsImpl(const P& p, int64_t begin, int64_t end) {
+void StemConvRowsImpl(const P& p, int64_t begin, int64_t end, float* out) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = p.channels * p.kernel_h * p.kernel_w;
@@ -138,7 +138,7 @@ void StemConvRowsImpl(const P& p, int64_t begin, int64_t end) {
             ih >= 0 && ih < p.height ? p.x + ((n * p.channels + c) * p.height + ih) * p.width : nullptr;
       }
     }
-    float* y = p.y + i * p.out_w * p.out_channels;
+    float* y = out + (i - begin) * p.out_w * p.out_channels;
     for (int64_t c0 = 0; c0 < p.out_channels; c0 += kStemBlock) {
       const int64_t width = std::min(kStemBlock, (p.out_channels - c0 + 15) / 16 * 16);
       const float* w = p.packed + c0 * taps;
@@ -170,6 +170,33 @@ void StemConvRowsImpl(const P& p, int64_t begin, int64_t end) {
   }
 }
 
+void MaxPoolRowImpl(const float* const* rows, int64_t count, int64_t width, int64_t channels, int64_t kernel_w,
+                    int64_t stride_w, int64_t pad_left, int64_t out_w, float* out) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  constexpr float kLowest = -std::numeric_limits<float>::infinity();
+  for (int64_t ox = 0; ox < out_w; ++ox) {
+    const int64_t first = std::max<int64_t>(0, ox * stride_w - pad_left);
+    const int64_t last = std::min(width, ox * stride_w - pad_left + kernel_w);
+    float* o = out + ox * channels;
+    int64_t c = 0;
+    for (; c + lanes <= channels; c += lanes) {
+      V acc = hn::Set(d, kLowest);
+      for (int64_t r = 0; r < count; ++r) {
+        for (int64_t col = first; col < last; ++col) acc = hn::Max(acc, hn::LoadU(d, rows[r] + col * channels + c));
+      }
+      hn::StoreU(acc, d, o + c);
+    }
+    for (; c < channels; ++c) {
+      float acc = kLowest;
+      for (int64_t r = 0; r < count; ++r) {
+        for (int64_t col = first; col < last; ++col) acc = std::max(acc, rows[r][col * channels + c]);
+      }
+      o[c] = acc;
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onyx::simd
 HWY_AFTER_NAMESPACE();
@@ -178,6 +205,7 @@ HWY_AFTER_NAMESPACE();
 namespace onyx::simd {
 
 HWY_EXPORT(StemConvRowsImpl);
+HWY_EXPORT(MaxPoolRowImpl);
 
 namespace {
 int64_t PaddedChannels(int64_t m) { return (m + 15) / 16 * 16; }
@@ -201,8 +229,13 @@ std::vector<float> PackStemBias(const float* bias, int64_t m) {
   return padded;
 }
 
-void StemConvRows(const StemConvParams& params, int64_t begin, int64_t end) {
-  HWY_DYNAMIC_DISPATCH(StemConvRowsImpl)(params, begin, end);
+void StemConvRows(const StemConvParams& params, int64_t begin, int64_t end, float* y) {
+  HWY_DYNAMIC_DISPATCH(StemConvRowsImpl)(params, begin, end, y);
+}
+
+void MaxPoolRow(const float* const* rows, int64_t count, int64_t width, int64_t channels, int64_t kernel_w,
+                int64_t stride_w, int64_t pad_left, int64_t out_w, float* out) {
+  HWY_DYNAMIC_DISPATCH(MaxPoolRowImpl)(rows, count, width, channels, kernel_w, stride_w, pad_left, out_w, out);
 }
 
 }  // namespace onyx::simd

@@ -8,7 +8,7 @@
 // row, into a vector of output channels.
 //
 //   std::vector<float> packed = simd::PackStemWeights(w, m, taps);  // once
-//   simd::StemConvRows(params, first_row, end_row);  // rows of N * OH, any thread
+//   simd::StemConvRows(params, first_row, end_row, y);  // rows of N * OH, any thread
 //
 // Sums each output in the order bias, then taps (c, kh, kw) ascending,
 // with FMA where the target has it; padding contributes nothing.
@@ -54,10 +54,19 @@ struct StemConvParams {
   };
   Activation activation = Activation::kNone;
   float alpha = 0.f, beta = 0.f;
-  float* y = nullptr;  // [N, OH, OW, out_channels]
 };
 
-// Computes rows [begin, end) of the N * OH output rows (each OW x M floats).
-void StemConvRows(const StemConvParams& params, int64_t begin, int64_t end);
+// Computes rows [begin, end) of the N * OH output rows [N, OH, OW, M] (each
+// OW x M floats) into y, which receives row `begin` first.
+void StemConvRows(const StemConvParams& params, int64_t begin, int64_t end, float* y);
+
+// One output row of a max pool over channels-last rows (ResNet's pool after
+// its stem, run on stem rows still in cache): `count` input rows of `width`
+// pixels x `channels`, the window's rows inside the input (padding rows left
+// out); out[x, c] is the max over those rows and the columns
+// [x stride - pad_left, + kernel_w) inside [0, width), -inf for a window
+// wholly in the padding.
+void MaxPoolRow(const float* const* rows, int64_t count, int64_t width, int64_t channels, int64_t kernel_w,
+                int64_t stride_w, int64_t pad_left, int64_t out_w, float* out);
 
 }  // namespace onyx::simd

@@ -1,7 +1,7 @@
 // The stem convolution against a double-precision direct loop on every SIMD
 // target this CPU runs: the first layers of the common image networks,
 // asymmetric and one-sided pads, channel counts that leave a partial vector,
-// and every in-register activation.
+// every in-register activation, and the max pool over its rows.
 #include "providers/cpu/simd/stem_conv.h"
 
 #include <gtest/gtest.h>
@@ -92,11 +92,10 @@ TEST_P(StemConvTest, MatchesDoublePrecisionDirectConvolution) {
     p.activation = k.activation;
     p.alpha = k.alpha;
     p.beta = k.beta;
-    p.y = y.data();
     // In two calls, as two threads would split the rows.
     const int64_t rows = k.n * oh;
-    StemConvRows(p, 0, rows / 2);
-    StemConvRows(p, rows / 2, rows);
+    StemConvRows(p, 0, rows / 2, y.data());
+    StemConvRows(p, rows / 2, rows, y.data() + rows / 2 * ow * k.m);
     int64_t checked = 0;
     for (int64_t n = 0; n < k.n; ++n) {
       for (int64_t i = 0; i < oh; ++i) {
@@ -147,6 +146,38 @@ TEST_P(StemConvTest, PackingPadsTheLastBlockWithZeros) {
   const std::vector<float> bias = PackStemBias(nullptr, 70);
   ASSERT_EQ(bias.size(), 80u);
   EXPECT_TRUE(std::all_of(bias.begin(), bias.end(), [](float v) { return v == 0.f; }));
+}
+
+TEST_P(StemConvTest, MaxPoolRowTakesTheWindowsInsideTheRows) {
+  // 3 rows of 9 pixels; windows of 3 columns at stride 2 with 1 column of
+  // padding: columns {0,1}, {1,2,3}, ..., {7,8}; one row missing (a padding
+  // row) is simply not passed.
+  for (int64_t channels : {1, 19, 64}) {
+    SCOPED_TRACE(channels);
+    std::mt19937 rng(static_cast<uint32_t>(channels));
+    std::uniform_real_distribution<float> uniform(-5.f, 5.f);
+    std::vector<std::vector<float>> rows(3, std::vector<float>(9 * channels));
+    for (auto& row : rows) {
+      for (float& v : row) v = uniform(rng);
+    }
+    for (int64_t count : {3, 2}) {
+      const float* pointers[3] = {rows[0].data(), rows[1].data(), rows[2].data()};
+      std::vector<float> out(5 * channels + 8, 99.f);
+      MaxPoolRow(pointers, count, 9, channels, 3, 2, 1, 5, out.data());
+      for (int64_t x = 0; x < 5; ++x) {
+        for (int64_t c = 0; c < channels; ++c) {
+          float expected = -std::numeric_limits<float>::infinity();
+          for (int64_t r = 0; r < count; ++r) {
+            for (int64_t col = std::max<int64_t>(0, 2 * x - 1); col <= std::min<int64_t>(8, 2 * x + 1); ++col) {
+              expected = std::max(expected, rows[r][col * channels + c]);
+            }
+          }
+          ASSERT_EQ(out[x * channels + c], expected) << "x " << x << " channel " << c << " rows " << count;
+        }
+      }
+      for (size_t i = 5 * channels; i < out.size(); ++i) ASSERT_EQ(out[i], 99.f);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, StemConvTest, ::testing::ValuesIn(RunnableTargets()),
