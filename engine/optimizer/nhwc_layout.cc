@@ -447,8 +447,8 @@ class Rewriter {
   bool ConvertActivation(Node& n) {
     if (!Mapped(n.inputs.empty() ? "" : n.inputs[0])) return false;
     const std::string& nhwc_in = nhwc_[n.inputs[0]];
-    if (convs_.count(nhwc_in) == 0 || SoleConsumer(graph_, n.inputs[0]) != &n ||
-        !graph_.Consumers(nhwc_in).empty() || implicit_uses_.count(n.inputs[0]) > 0) {
+    if (convs_.count(nhwc_in) == 0 || SoleConsumer(graph_, n.inputs[0]) != &n || !graph_.Consumers(nhwc_in).empty() ||
+        implicit_uses_.count(n.inputs[0]) > 0) {
       return false;
     }
     Node* conv = graph_.Producer(nhwc_in);

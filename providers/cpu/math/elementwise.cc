@@ -1,5 +1,6 @@
 // Element-wise arithmetic (Add, Sub, Mul, Div) with numpy broadcasting.
-// float16/bfloat16 compute in float.
+// float16/bfloat16 compute in float; float rows run simd::ArithRow (the
+// CPU's widest vectors, the same IEEE results).
 #include <cmath>
 #include <cstdint>
 
@@ -8,6 +9,7 @@
 #include "providers/cpu/math/broadcast.h"
 #include "providers/cpu/math/element_util.h"
 #include "providers/cpu/math/math_kernels.h"
+#include "providers/cpu/simd/row_kernels.h"
 #include "providers/cpu/type_dispatch.h"
 
 namespace onyx {
@@ -32,6 +34,82 @@ inline T Apply(T a, T b) {
     }
     return a / b;
   }
+}
+
+// Output dims with both operands' strides (0 where broadcast), adjacent
+// dims merged wherever each operand runs on contiguously or stays
+// broadcast: a channels-last tensor times a per-channel gate becomes
+// [pixels, channels], one operand's rows 0 apart.
+struct CollapsedBroadcast {
+  std::vector<int64_t> dims, a, b;
+};
+
+CollapsedBroadcast Collapse(absl::Span<const int64_t> out, const std::vector<int64_t>& as,
+                            const std::vector<int64_t>& bs) {
+  CollapsedBroadcast c;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 1) continue;  // strides of a size-1 dim never matter
+    if (!c.dims.empty()) {
+      const int64_t d = out[i];
+      auto joins = [&](int64_t outer, int64_t inner) { return outer == inner * d || (outer == 0 && inner == 0); };
+      if (joins(c.a.back(), as[i]) && joins(c.b.back(), bs[i])) {
+        c.dims.back() *= d;
+        c.a.back() = as[i];
+        c.b.back() = bs[i];
+        continue;
+      }
+    }
+    c.dims.push_back(out[i]);
+    c.a.push_back(as[i]);
+    c.b.push_back(bs[i]);
+  }
+  return c;
+}
+
+// out = a op b over float tensors in vector rows (simd::ArithRows): the
+// innermost merged dim is the row, the next one the rows of one call.
+template <Arith op>
+void FloatArith(const Tensor& a, const Tensor& b, Tensor& out) {
+  constexpr simd::Arith kOp = op == Arith::kAdd   ? simd::Arith::kAdd
+                              : op == Arith::kSub ? simd::Arith::kSub
+                              : op == Arith::kMul ? simd::Arith::kMul
+                                                  : simd::Arith::kDiv;
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  float* po = out.mutable_data<float>();
+  if (out.num_elements() == 0) return;
+  const CollapsedBroadcast c =
+      Collapse(out.dims(), BroadcastStrides(a.dims(), out.dims()), BroadcastStrides(b.dims(), out.dims()));
+  const size_t k = c.dims.size();
+  if (k == 0) {  // one element
+    po[0] = Apply<op>(pa[0], pb[0]);
+    return;
+  }
+  // After merging, the innermost dim advances each operand by 1 or 0.
+  const int64_t inner = c.dims[k - 1], a_step = c.a[k - 1], b_step = c.b[k - 1];
+  const int64_t per_outer = k >= 2 ? c.dims[k - 2] : 1;
+  const int64_t a_ld = k >= 2 ? c.a[k - 2] : 0, b_ld = k >= 2 ? c.b[k - 2] : 0;
+  if (k == 1) {  // whole tensors or a scalar operand: split the row itself
+    ParallelFor(inner, 16384, [&](int64_t begin, int64_t end) {
+      simd::ArithRows(kOp, pa + begin * a_step, 0, a_step, pb + begin * b_step, 0, b_step, po + begin, 1, end - begin);
+    });
+    return;
+  }
+  const int64_t rows = out.num_elements() / inner;
+  ParallelFor(rows, std::max<int64_t>(1, 16384 / inner), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end;) {
+      const int64_t o = r / per_outer, m = r % per_outer, run = std::min(end - r, per_outer - m);
+      int64_t a_off = m * a_ld, b_off = m * b_ld;
+      for (int64_t rest = o, d = static_cast<int64_t>(k) - 3; d >= 0; --d) {
+        const int64_t index = rest % c.dims[d];
+        rest /= c.dims[d];
+        a_off += index * c.a[d];
+        b_off += index * c.b[d];
+      }
+      simd::ArithRows(kOp, pa + a_off, a_ld, a_step, pb + b_off, b_ld, b_step, po + r * inner, run, inner);
+      r += run;
+    }
+  });
 }
 
 // Before opset 7, B broadcast only when `broadcast` = 1, aligned with A's
@@ -99,6 +177,8 @@ class BinaryArith final : public OpKernel {
         BroadcastBinary<uint16_t, uint16_t>(*a, *b, *y, [](uint16_t x, uint16_t z) {
           return FloatToBFloat16(Apply<op>(BFloat16ToFloat(x), BFloat16ToFloat(z)));
         });
+      } else if constexpr (std::is_same_v<T, float>) {
+        FloatArith<op>(*a, *b, *y);
       } else {
         BroadcastBinary<T, T>(*a, *b, *y, [](T x, T z) { return Apply<op, T>(x, z); });
       }

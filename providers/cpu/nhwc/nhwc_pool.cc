@@ -24,6 +24,7 @@
 #include "providers/cpu/nhwc/nhwc_kernels.h"
 #include "providers/cpu/nn/conv_attributes.h"
 #include "providers/cpu/nn/dnnl_support.h"
+#include "providers/cpu/simd/row_kernels.h"
 
 namespace onyx {
 namespace {
@@ -196,10 +197,7 @@ class NhwcGlobalPool final : public OpKernel {
         for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
           const int64_t r1 = std::min(rows, r0 + kRowBlock);
           std::copy(src + r0 * c_n, src + r0 * c_n + width, block);
-          for (int64_t r = r0 + 1; r < r1; ++r) {
-            const float* row = src + r * c_n;
-            for (int64_t c = 0; c < width; ++c) block[c] = kMax ? std::max(block[c], row[c]) : block[c] + row[c];
-          }
+          simd::AccumulateRows(src + (r0 + 1) * c_n, r1 - r0 - 1, width, c_n, kMax, block);
           for (int64_t c = 0; c < width; ++c) {
             total[c] = kMax ? std::max<double>(total[c], block[c]) : total[c] + block[c];
           }
