@@ -25,6 +25,7 @@ enum ScratchSlot : int {
   kScratchAttentionOperands,  // Attention's Q, K, V and Y in head-major float
   kScratchAttentionScores,    // Attention's score rows
   kScratchRecurrentInput,     // a recurrent layer's input projection for every time step
+  kScratchStemRows,           // a stem convolution's rows under its max pool's window
   kScratchSlots
 };
 

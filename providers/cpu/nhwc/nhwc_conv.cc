@@ -10,12 +10,14 @@
 // it has just computed, so the stem's output (ResNet's largest tensor)
 // never goes to memory.
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/kernel_scratch.h"
 #include "common/parallel_for.h"
 #include "framework/op_kernel.h"
 #include "graph/op_domains.h"
@@ -149,18 +151,23 @@ class NchwToNhwcConv final : public OpKernel {
     const int64_t ph = pg.out[0], pw = pg.out[1], window = pg.kernel[0];
     ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, {xd[0], ph, pw, m}, DataType::kFloat));
     float* out = y->mutable_data<float>();
+    std::atomic<bool> no_memory{false};
     ParallelFor(xd[0] * ph, 1, [&](int64_t begin, int64_t end) {
       // The stem rows of the current window, row r of image n in slot
       // r mod window: a window's rows are distinct there, and consecutive
       // windows share the rows they overlap in.
-      std::vector<float> ring(window * row_floats);
+      float* ring = KernelScratch<float>(kScratchStemRows, window * row_floats);
+      if (ring == nullptr) {
+        no_memory = true;
+        return;
+      }
       std::vector<int64_t> held(window, -1);
       std::vector<const float*> rows(window);
       for (int64_t i = begin; i < end; ++i) {
         const int64_t n = i / ph, top = (i % ph) * pg.strides[0] - pg.pad_begin[0];
         int64_t count = 0;
         for (int64_t r = std::max<int64_t>(0, top); r < std::min(oh, top + window); ++r) {
-          float* slot = ring.data() + (r % window) * row_floats;
+          float* slot = ring + (r % window) * row_floats;
           if (held[r % window] != n * oh + r) {
             simd::StemConvRows(p, n * oh + r, n * oh + r + 1, slot);
             ActivateAfter(slot, row_floats);
@@ -171,6 +178,7 @@ class NchwToNhwcConv final : public OpKernel {
         simd::MaxPoolRow(rows.data(), count, ow, m, pg.kernel[1], pg.strides[1], pg.pad_begin[1], pw, out + i * pw * m);
       }
     });
+    if (no_memory) return ctx.Error("no memory for the stem convolution's rows under its pool");
     return absl::OkStatus();
   }
 
