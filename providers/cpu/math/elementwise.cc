@@ -1,5 +1,5 @@
 // Element-wise arithmetic (Add, Sub, Mul, Div) with numpy broadcasting.
-// float16/bfloat16 compute in float; float rows run simd::ArithRow (the
+// float16/bfloat16 compute in float; float rows run simd::ArithRows (the
 // CPU's widest vectors, the same IEEE results).
 #include <cmath>
 #include <cstdint>
