@@ -100,17 +100,19 @@ bool IsBroadcastElementwise(const Node& n) {
   return n.domain.empty() && kOps.count(n.op_type) > 0 && !HasLegacyBroadcast(n);
 }
 
+// True when `dilations` is absent or all 1.
+bool Undilated(const Node& n) {
+  const onnx::AttributeProto* d = n.FindAttribute("dilations");
+  return d == nullptr || std::all_of(d->ints().begin(), d->ints().end(), [](int64_t v) { return v == 1; });
+}
+
 // The convolutions com.onyx NchwToNhwcConv runs (its kernel's limits,
 // providers/cpu/simd/stem_conv.h): ungrouped, undilated, at most 4 input
 // channels and 256 taps per output; an image network's first layer.
 bool IsStemConv(const Node& n, const Tensor& w) {
   constexpr int64_t kMaxChannels = 4, kMaxTaps = 256;
   if (IntAttr(n, "group", 1) != 1) return false;
-  if (const onnx::AttributeProto* d = n.FindAttribute("dilations")) {
-    for (int64_t v : d->ints()) {
-      if (v != 1) return false;
-    }
-  }
+  if (!Undilated(n)) return false;
   const Dims& wd = w.dims();
   return wd[1] <= kMaxChannels && wd[1] * wd[2] * wd[3] <= kMaxTaps;
 }
@@ -392,11 +394,7 @@ class Rewriter {
     }
     const onnx::AttributeProto* kernel = n.FindAttribute("kernel_shape");
     if (kernel == nullptr || kernel->ints_size() != 2) return false;
-    if (const onnx::AttributeProto* d = n.FindAttribute("dilations")) {
-      for (int64_t v : d->ints()) {
-        if (v != 1) return false;
-      }
-    }
+    if (!Undilated(n)) return false;
     if (!Rank4(n.outputs[0], DataType::kFloat)) return false;
     for (const char* name : {"kernel_shape", "strides", "pads", "auto_pad", "ceil_mode"}) {
       if (const onnx::AttributeProto* a = n.FindAttribute(name)) {
@@ -422,11 +420,7 @@ class Rewriter {
     if (max || avg) {
       const onnx::AttributeProto* kernel = n.FindAttribute("kernel_shape");
       if (kernel == nullptr || kernel->ints_size() != 2) return false;
-      if (const onnx::AttributeProto* d = n.FindAttribute("dilations")) {
-        for (int64_t v : d->ints()) {
-          if (v != 1) return false;
-        }
-      }
+      if (!Undilated(n)) return false;
       if (avg && IntAttr(n, "ceil_mode", 0) != 0 && IntAttr(n, "count_include_pad", 0) != 0) return false;
     }
     auto out = OnyxNode(n, max    ? "NhwcMaxPool"
