@@ -29,6 +29,7 @@
 #include "optimizer/fuse_transpose_matmul.h"
 #include "optimizer/graph_transformer.h"
 #include "optimizer/nhwc_layout.h"
+#include "optimizer/split_conv_over_concat.h"
 #include "partition/function_inliner.h"
 #include "partition/partitioner.h"
 #include "session/custom_op_library.h"
@@ -277,11 +278,13 @@ absl::StatusOr<std::unique_ptr<InferenceSession>> InferenceSession::CreateImpl(c
   if (options.optimization_level == OptimizationLevel::kAll && host_only) {
     const NhwcLayout layout;
     const FuseConcatScaleShift normalised_concats;
+    const SplitConvOverConcat split_over_concats;
     const FuseTransposeMatMul strided_products;
     const FuseMaskedSoftmax masked_softmax;
     const FuseRecurrentTransposes recurrent_transposes;
     for (const GraphTransformer* pass :
          {static_cast<const GraphTransformer*>(&layout), static_cast<const GraphTransformer*>(&normalised_concats),
+          static_cast<const GraphTransformer*>(&split_over_concats),
           static_cast<const GraphTransformer*>(&strided_products),
           static_cast<const GraphTransformer*>(&masked_softmax),
           static_cast<const GraphTransformer*>(&recurrent_transposes)}) {
