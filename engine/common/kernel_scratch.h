@@ -26,6 +26,7 @@ enum ScratchSlot : int {
   kScratchAttentionScores,    // Attention's score rows
   kScratchRecurrentInput,     // a recurrent layer's input projection for every time step
   kScratchStemRows,           // a stem convolution's rows under its max pool's window
+  kScratchPointwiseChunk,     // a pointwise convolution's chunk of pixels before its residual sum
   kScratchSlots
 };
 

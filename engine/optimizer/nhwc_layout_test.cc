@@ -87,6 +87,42 @@ TEST(NhwcLayoutTest, ResidualSumIsRightWhetherZLendsItsBufferOrIsCopied) {
   EXPECT_EQ(Count(c.after, "Add") + Count(c.after, "Relu"), 0);
 }
 
+// A bottleneck's expansion to 128 channels adding its projected shortcut,
+// then no activation, Relu or Clip: images large enough for the chunked
+// pointwise kernel (a tail chunk with 65 x 67 pixels) and one small enough
+// for the sum post-op; the shortcut also a graph output (Z cannot lend Y
+// its buffer) or not. Every run equals the unoptimised graph.
+TEST(NhwcLayoutTest, WideBottleneckExpansionAddsItsResidual) {
+  for (const std::string activation : {"", "Relu", "Clip"}) {
+    for (bool shortcut_out : {false, true}) {
+      for (const std::vector<int64_t>& dims : {std::vector<int64_t>{2, 32, 48, 48}, {1, 32, 65, 67}, {2, 32, 8, 8}}) {
+        SCOPED_TRACE(::testing::Message() << "'" << activation << "'" << (shortcut_out ? ", shortcut read twice" : "")
+                                          << ", " << dims[0] << " images of " << dims[2] << " x " << dims[3]);
+        const int64_t n = dims[0], h = dims[2], w = dims[3];
+        ModelBuilder m(13);
+        m.Input("x", DataType::kFloat, dims).Output("y", DataType::kFloat, {n, 8, h, w});
+        if (shortcut_out) m.Output("d", DataType::kFloat, {n, 128, h, w});
+        Conv(m, "x", "c1", 32, 32, 1, 21);
+        m.Node("Relu", {"c1"}, {"r1"});
+        Conv(m, "r1", "c2", 32, 32, 3, 23);
+        m.Node("Relu", {"c2"}, {"r2"});
+        Conv(m, "r2", "c3", 32, 128, 1, 25);
+        Conv(m, "x", "d", 32, 128, 1, 27);
+        m.Node("Add", {"c3", "d"}, {activation.empty() ? "a" : "s"});
+        if (activation == "Relu") m.Node("Relu", {"s"}, {"a"});
+        if (activation == "Clip") {
+          m.Initializer("lo", FloatTensor({}, {-0.5f})).Initializer("hi", FloatTensor({}, {2.f}));
+          m.Node("Clip", {"s", "lo", "hi"}, {"a"});
+        }
+        Conv(m, "a", "y", 128, 8, 1, 31);
+        auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor(dims, 29))}}, OptimizationLevel::kAll, 2);
+        EXPECT_EQ(Count(c.after, "NhwcConv"), 5);
+        EXPECT_EQ(Count(c.after, "Add") + Count(c.after, "Relu") + Count(c.after, "Clip"), 0);
+      }
+    }
+  }
+}
+
 // Pre-activation dense block: Concat on channels, BatchNorm and Relu become
 // a depthwise convolution with the Relu as its post-op, then a transition
 // with average pooling. The output leaves the layout once.

@@ -24,6 +24,7 @@
 #include "onyx/status_macros.h"
 #include "providers/cpu/fused/fused_kernels.h"
 #include "providers/cpu/nhwc/nhwc_kernels.h"
+#include "providers/cpu/nhwc/pointwise_residual_conv.h"
 #include "providers/cpu/nn/conv_attributes.h"
 #include "providers/cpu/nn/dnnl_conv.h"
 #include "providers/cpu/simd/stem_conv.h"
@@ -43,6 +44,11 @@ class NhwcConv final : public OpKernel {
       return info.Error("W must be a constant float [M, C/group, kH, kW] initializer");
     }
     if (info.HasInput(2) && info.ConstantInput(2) == nullptr) return info.Error("B must be a constant initializer");
+    if (post_ops.residual) {
+      ASSIGN_OR_RETURN(std::unique_ptr<PointwiseResidualConv> pointwise,
+                       PointwiseResidualConv::Create(info, post_ops.activation));
+      if (pointwise != nullptr) return std::unique_ptr<OpKernel>(new NhwcConv(std::move(pointwise)));
+    }
     ASSIGN_OR_RETURN(std::unique_ptr<DnnlConvolution> conv,
                      CreateDnnlConvolutionFor(info, post_ops, ConvLayout::kChannelsLast));
     if (conv == nullptr) return info.Error("oneDNN has no channels-last convolution for this node");
@@ -52,6 +58,13 @@ class NhwcConv final : public OpKernel {
   absl::Status Compute(OpKernelContext& ctx) const override {
     RETURN_IF_ERROR(RequireFloatInput(ctx, "NhwcConv"));
     const Tensor& x = *ctx.Input(0);
+    if (pointwise_ != nullptr) {
+      const Tensor* z = ctx.Input(3);
+      if (z == nullptr) return ctx.Error("the residual input Z is missing");
+      ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, z->dims(), DataType::kFloat));
+      absl::Status status = pointwise_->Run(x, *z, *y);
+      return status.ok() ? status : ctx.Error(status.message());
+    }
     auto out_dims = conv_->OutputDims(x.dims());
     if (!out_dims.ok()) return ctx.Error(out_dims.status().message());
     ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, *out_dims, DataType::kFloat));
@@ -61,7 +74,9 @@ class NhwcConv final : public OpKernel {
 
  private:
   explicit NhwcConv(std::unique_ptr<DnnlConvolution> conv) : conv_(std::move(conv)) {}
+  explicit NhwcConv(std::unique_ptr<PointwiseResidualConv> pointwise) : pointwise_(std::move(pointwise)) {}
   std::unique_ptr<DnnlConvolution> conv_;
+  std::unique_ptr<PointwiseResidualConv> pointwise_;  // instead of conv_, for wide 1x1 residual convolutions
 };
 
 class NchwToNhwcConv final : public OpKernel {

@@ -7,4 +7,5 @@ list(APPEND ONYX_CPU_KERNEL_SOURCES
   nhwc/nhwc_conv_transpose.cc
   nhwc/nhwc_kernels.cc
   nhwc/nhwc_pool.cc
+  nhwc/pointwise_residual_conv.cc
 )

@@ -126,6 +126,31 @@ void AccumulateRowsImpl(const float* x, int64_t rows, int64_t n, int64_t ld, boo
   }
 }
 
+void AddClampImpl(const float* x, const float* z, float* y, int64_t n, float lo, float hi) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  // Compare-and-select rather than Min/Max, whose NaN handling differs
+  // between targets: a NaN sum fails both comparisons and stays.
+  auto clamp = [&](V v) {
+    v = hn::IfThenElse(hn::Lt(v, vlo), vlo, v);
+    return hn::IfThenElse(hn::Gt(v, vhi), vhi, v);
+  };
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const V a0 = hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, z + i));
+    const V a1 = hn::Add(hn::LoadU(d, x + i + lanes), hn::LoadU(d, z + i + lanes));
+    hn::StoreU(clamp(a0), d, y + i);
+    hn::StoreU(clamp(a1), d, y + i + lanes);
+  }
+  for (; i + lanes <= n; i += lanes) hn::StoreU(clamp(hn::Add(hn::LoadU(d, x + i), hn::LoadU(d, z + i))), d, y + i);
+  for (; i < n; ++i) {
+    float v = x[i] + z[i];
+    v = v < lo ? lo : v;
+    y[i] = v > hi ? hi : v;
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace onyx::simd
 HWY_AFTER_NAMESPACE();
@@ -135,6 +160,7 @@ namespace onyx::simd {
 
 HWY_EXPORT(ArithRowsImpl);
 HWY_EXPORT(AccumulateRowsImpl);
+HWY_EXPORT(AddClampImpl);
 
 void ArithRows(Arith op, const float* x, int64_t x_ld, int64_t x_step, const float* z, int64_t z_ld, int64_t z_step,
                float* y, int64_t rows, int64_t n) {
@@ -143,6 +169,10 @@ void ArithRows(Arith op, const float* x, int64_t x_ld, int64_t x_step, const flo
 
 void AccumulateRows(const float* x, int64_t rows, int64_t n, int64_t ld, bool max, float* acc) {
   HWY_DYNAMIC_DISPATCH(AccumulateRowsImpl)(x, rows, n, ld, max, acc);
+}
+
+void AddClamp(const float* x, const float* z, float* y, int64_t n, float lo, float hi) {
+  HWY_DYNAMIC_DISPATCH(AddClampImpl)(x, z, y, n, lo, hi);
 }
 
 }  // namespace onyx::simd

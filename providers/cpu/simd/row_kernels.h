@@ -4,6 +4,7 @@
 //
 //   simd::ArithRows(simd::Arith::kMul, x, c, 1, gate, 0, 1, y, pixels, c);  // y = x * gate
 //   simd::AccumulateRows(x, rows, n, ld, /*max=*/false, sums);      // sums += column sums
+//   simd::AddClamp(conv, residual, y, n, 0.f, kInf);                 // y = relu(conv + residual)
 //
 // Results are bit for bit the scalar loop's: each element is one IEEE
 // operation (no FMA contraction, a true division).
@@ -25,5 +26,9 @@ void ArithRows(Arith op, const float* x, int64_t x_ld, int64_t x_step, const flo
 // acc[c] = acc[c] + x[r * ld + c] (max: max(acc[c], x[r * ld + c]), NaN
 // in x skipped as std::max(acc, x) skips it) over rows r < rows, c < n.
 void AccumulateRows(const float* x, int64_t rows, int64_t n, int64_t ld, bool max, float* acc);
+
+// y[i] = min(max(x[i] + z[i], lo), hi) for i < n (NaN stays NaN); y may
+// be x or z. A residual sum and its Relu / Clip in one pass.
+void AddClamp(const float* x, const float* z, float* y, int64_t n, float lo, float hi);
 
 }  // namespace onyx::simd

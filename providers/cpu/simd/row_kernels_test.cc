@@ -127,6 +127,36 @@ TEST_P(RowKernelsTest, AccumulateRowsEqualsTheRowOrderLoop) {
   }
 }
 
+TEST_P(RowKernelsTest, AddClampIsTheSumClampedBitForBit) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-4.f, 4.f);
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float bounds[][2] = {{-kInf, kInf}, {0.f, kInf}, {0.f, 6.f}, {-1.5f, 0.25f}};
+  for (int64_t n : {0, 1, 15, 16, 33, 200}) {
+    std::vector<float> x(n), z(n);
+    for (float& v : x) v = uniform(rng);
+    for (float& v : z) v = uniform(rng);
+    if (n > 20) {
+      x[3] = std::nanf("");
+      x[5] = kInf;
+      z[7] = -kInf;
+      x[9] = 1e38f, z[9] = 1e38f;  // overflows to +inf, then clamped
+    }
+    for (const auto& [lo, hi] : bounds) {
+      SCOPED_TRACE(::testing::Message() << "n " << n << " [" << lo << ", " << hi << "]");
+      std::vector<float> y(n), in_place = x;
+      AddClamp(x.data(), z.data(), y.data(), n, lo, hi);
+      AddClamp(in_place.data(), z.data(), in_place.data(), n, lo, hi);
+      for (int64_t i = 0; i < n; ++i) {
+        const float sum = x[i] + z[i];
+        const float expected = std::isnan(sum) ? sum : std::min(std::max(sum, lo), hi);
+        ASSERT_TRUE(SameBits(y[i], expected)) << i << ": " << y[i] << " vs " << expected;
+        ASSERT_TRUE(SameBits(in_place[i], expected)) << "in place " << i;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, RowKernelsTest, ::testing::ValuesIn(RunnableTargets()),
                          [](const auto& info) { return info.param; });
 
