@@ -100,13 +100,16 @@ TEST(NhwcLayoutTest, WideBottleneckExpansionAddsItsResidual) {
                                           << ", " << dims[0] << " images of " << dims[2] << " x " << dims[3]);
         const int64_t n = dims[0], h = dims[2], w = dims[3];
         ModelBuilder m(13);
-        m.Input("x", DataType::kFloat, dims).Output("y", DataType::kFloat, {n, 8, h, w});
+        m.Input("x", DataType::kFloat, dims).Output("y", DataType::kFloat, {n, 40, h, w});
         if (shortcut_out) m.Output("d", DataType::kFloat, {n, 128, h, w});
-        Conv(m, "x", "c1", 32, 32, 1, 21);
+        // 48 channels inside: oneDNN's primitives throughout but for the
+        // expansion (summation orders differ between kernels, and four
+        // layers of uniform random weights amplify the difference).
+        Conv(m, "x", "c1", 32, 48, 1, 21);
         m.Node("Relu", {"c1"}, {"r1"});
-        Conv(m, "r1", "c2", 32, 32, 3, 23);
+        Conv(m, "r1", "c2", 48, 48, 3, 23);
         m.Node("Relu", {"c2"}, {"r2"});
-        Conv(m, "r2", "c3", 32, 128, 1, 25);
+        Conv(m, "r2", "c3", 48, 128, 1, 25);
         Conv(m, "x", "d", 32, 128, 1, 27);
         m.Node("Add", {"c3", "d"}, {activation.empty() ? "a" : "s"});
         if (activation == "Relu") m.Node("Relu", {"s"}, {"a"});
@@ -114,12 +117,43 @@ TEST(NhwcLayoutTest, WideBottleneckExpansionAddsItsResidual) {
           m.Initializer("lo", FloatTensor({}, {-0.5f})).Initializer("hi", FloatTensor({}, {2.f}));
           m.Node("Clip", {"s", "lo", "hi"}, {"a"});
         }
-        Conv(m, "a", "y", 128, 8, 1, 31);
+        Conv(m, "a", "y", 128, 40, 1, 31);
         auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor(dims, 29))}}, OptimizationLevel::kAll, 2);
         EXPECT_EQ(Count(c.after, "NhwcConv"), 5);
         EXPECT_EQ(Count(c.after, "Add") + Count(c.after, "Relu") + Count(c.after, "Clip"), 0);
       }
     }
+  }
+}
+
+// MobileNet's inverted residual: expansion with ReLU6, depthwise, a
+// projection to 24 channels adding the block's input (a partial vector of
+// output channels), a squeeze-excite gate of 24 -> 6 -> 24 channels on one
+// pixel, and a closing projection read by the graph output; odd image
+// sizes. The projections run NarrowPointwise; every run equals the
+// unoptimised graph.
+TEST(NhwcLayoutTest, InvertedResidualWithNarrowProjections) {
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{2, 24, 14, 14}, {1, 24, 9, 23}}) {
+    const int64_t n = dims[0], h = dims[2], w = dims[3];
+    ModelBuilder m(13);
+    m.Input("x", DataType::kFloat, dims).Output("y", DataType::kFloat, {n, 16, h, w});
+    m.Initializer("zero", FloatTensor({}, {0.f})).Initializer("six", FloatTensor({}, {6.f}));
+    Conv(m, "x", "e", 24, 144, 1, 41);
+    m.Node("Clip", {"e", "zero", "six"}, {"er"});
+    Conv(m, "er", "dw", 144, 144, 3, 43, 144);
+    m.Node("Clip", {"dw", "zero", "six"}, {"dwr"});
+    Conv(m, "dwr", "p", 144, 24, 1, 45);
+    m.Node("Add", {"p", "x"}, {"s"});
+    m.Node("GlobalAveragePool", {"s"}, {"g"});
+    Conv(m, "g", "f1", 24, 6, 1, 47);
+    m.Node("Relu", {"f1"}, {"f1r"});
+    Conv(m, "f1r", "f2", 6, 24, 1, 49);
+    m.Node("Sigmoid", {"f2"}, {"gate"});
+    m.Node("Mul", {"s", "gate"}, {"t"});
+    Conv(m, "t", "y", 24, 16, 1, 51);
+    auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor(dims, 53))}}, OptimizationLevel::kAll, 2);
+    EXPECT_EQ(Count(c.after, "NhwcConv"), 6) << dims[2];
+    EXPECT_EQ(Count(c.after, "Add") + Count(c.after, "Relu") + Count(c.after, "Clip"), 0) << dims[2];
   }
 }
 

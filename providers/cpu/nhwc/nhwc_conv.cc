@@ -27,11 +27,88 @@
 #include "providers/cpu/nhwc/pointwise_residual_conv.h"
 #include "providers/cpu/nn/conv_attributes.h"
 #include "providers/cpu/nn/dnnl_conv.h"
+#include "providers/cpu/simd/pointwise_conv.h"
 #include "providers/cpu/simd/stem_conv.h"
 #include "providers/cpu/simd/vector_math.h"
 
 namespace onyx {
 namespace {
+
+// A 1x1 stride-1 unpadded ungrouped convolution into at most
+// simd::kPointwiseMaxChannels channels, with no activation, Relu or Clip:
+// simd::PointwiseConvRows over the pixels, the residual added in registers.
+class NarrowPointwise {
+ public:
+  static std::unique_ptr<NarrowPointwise> Create(const OpKernelInfo& info, const ConvActivation& activation) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float lo = -kInf, hi = kInf;
+    switch (activation.kind) {
+      case ConvActivation::Kind::kNone: break;
+      case ConvActivation::Kind::kRelu: lo = 0.f; break;
+      case ConvActivation::Kind::kClip:
+        lo = activation.alpha;
+        hi = activation.beta;
+        break;
+      default: return nullptr;
+    }
+    const Tensor* w = info.ConstantInput(1);
+    const Tensor* b = info.HasInput(2) ? info.ConstantInput(2) : nullptr;
+    if (w == nullptr || w->type() != DataType::kFloat || w->rank() != 4) return nullptr;
+    if (info.HasInput(2) && (b == nullptr || b->type() != DataType::kFloat || b->num_elements() != w->dims()[0])) {
+      return nullptr;
+    }
+    const Dims& wd = w->dims();
+    if (wd[0] > simd::kPointwiseMaxChannels || wd[2] != 1 || wd[3] != 1) return nullptr;
+    if (info.AttrOr<int64_t>("group", 1) != 1) return nullptr;
+    const ConvAttributes attrs = ConvAttributes::FromInfo(info);
+    auto ones = [](const std::vector<int64_t>& v, int64_t value) {
+      return std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == value; });
+    };
+    if (!ones(attrs.strides, 1) || !ones(attrs.pads, 0) || !ones(attrs.kernel_shape, 1)) return nullptr;
+    auto kernel = std::make_unique<NarrowPointwise>();
+    kernel->packed_ =
+        simd::PackPointwiseWeights(w->data<float>(), wd[0], wd[1], b != nullptr ? b->data<float>() : nullptr);
+    kernel->in_channels_ = wd[1];
+    kernel->out_channels_ = wd[0];
+    kernel->lo_ = lo;
+    kernel->hi_ = hi;
+    return kernel;
+  }
+
+  absl::Status Run(OpKernelContext& ctx, const Tensor& x) const {
+    const Dims& xd = x.dims();
+    if (x.rank() != 4 || xd[3] != in_channels_) {
+      return ctx.Error(absl::StrCat("X ", DimsToString(xd), " must be [N, H, W, ", in_channels_, "]"));
+    }
+    const Dims out = {xd[0], xd[1], xd[2], out_channels_};
+    const Tensor* z = ctx.Input(3);
+    if (z != nullptr && (z->dims() != out || z->type() != DataType::kFloat)) {
+      return ctx.Error(absl::StrCat("residual Z ", DimsToString(z->dims()), " must be ", DimsToString(out)));
+    }
+    ASSIGN_OR_RETURN(Tensor* y, ctx.OutputForOverwrite(0, out, DataType::kFloat));
+    simd::PointwiseConvParams p;
+    p.x = x.data<float>();
+    p.z = z != nullptr ? z->data<float>() : nullptr;
+    p.y = y->mutable_data<float>();
+    p.in_channels = in_channels_;
+    p.out_channels = out_channels_;
+    p.packed = packed_.data();
+    p.lo = lo_;
+    p.hi = hi_;
+    // About 64K multiply-adds per block at least: a squeeze-excite's single
+    // pixel runs inline.
+    const int64_t grain =
+        std::max<int64_t>(16, (int64_t{1} << 16) / std::max<int64_t>(1, in_channels_ * out_channels_));
+    ParallelFor(xd[0] * xd[1] * xd[2], grain,
+                [&](int64_t begin, int64_t end) { simd::PointwiseConvRows(p, begin, end); });
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<float> packed_;
+  int64_t in_channels_ = 0, out_channels_ = 0;
+  float lo_ = 0.f, hi_ = 0.f;
+};
 
 class NhwcConv final : public OpKernel {
  public:
@@ -44,6 +121,9 @@ class NhwcConv final : public OpKernel {
       return info.Error("W must be a constant float [M, C/group, kH, kW] initializer");
     }
     if (info.HasInput(2) && info.ConstantInput(2) == nullptr) return info.Error("B must be a constant initializer");
+    if (auto narrow = NarrowPointwise::Create(info, post_ops.activation)) {
+      return std::unique_ptr<OpKernel>(new NhwcConv(std::move(narrow)));
+    }
     if (post_ops.residual) {
       ASSIGN_OR_RETURN(std::unique_ptr<PointwiseResidualConv> pointwise,
                        PointwiseResidualConv::Create(info, post_ops.activation));
@@ -58,6 +138,7 @@ class NhwcConv final : public OpKernel {
   absl::Status Compute(OpKernelContext& ctx) const override {
     RETURN_IF_ERROR(RequireFloatInput(ctx, "NhwcConv"));
     const Tensor& x = *ctx.Input(0);
+    if (narrow_ != nullptr) return narrow_->Run(ctx, x);
     if (pointwise_ != nullptr) {
       const Tensor* z = ctx.Input(3);
       if (z == nullptr) return ctx.Error("the residual input Z is missing");
@@ -75,8 +156,12 @@ class NhwcConv final : public OpKernel {
  private:
   explicit NhwcConv(std::unique_ptr<DnnlConvolution> conv) : conv_(std::move(conv)) {}
   explicit NhwcConv(std::unique_ptr<PointwiseResidualConv> pointwise) : pointwise_(std::move(pointwise)) {}
+  explicit NhwcConv(std::unique_ptr<NarrowPointwise> narrow) : narrow_(std::move(narrow)) {}
+  // One of: oneDNN's primitive; wide 1x1 convolutions adding a residual;
+  // 1x1 convolutions into few channels.
   std::unique_ptr<DnnlConvolution> conv_;
-  std::unique_ptr<PointwiseResidualConv> pointwise_;  // instead of conv_, for wide 1x1 residual convolutions
+  std::unique_ptr<PointwiseResidualConv> pointwise_;
+  std::unique_ptr<NarrowPointwise> narrow_;
 };
 
 class NchwToNhwcConv final : public OpKernel {
