@@ -1,7 +1,9 @@
 // com.onyx NhwcConv(X, W, B?, Z?): FusedConv on channels-last activations.
 // X, Z and Y are [N, H, W, C]; W stays [M, C/group, kH, kW] and B [M]. The
 // oneDNN primitive runs NHWC natively, so a chain of these converts nothing
-// between convolutions.
+// between convolutions; 1x1 convolutions into at most 32 channels run
+// simd::PointwiseConvRows instead, and wide 1x1 ones adding a residual
+// PointwiseResidualConv's chunks.
 // com.onyx NchwToNhwcConv(X, W, B?): an image network's first convolution,
 // X [N, C, H, W] as the client sent it (C <= 4), Y [N, OH, OW, M] for the
 // channels-last layers after it; run by simd::StemConvRows, so the image is
