@@ -128,10 +128,10 @@ TEST(NhwcLayoutTest, WideBottleneckExpansionAddsItsResidual) {
 
 // MobileNet's inverted residual: expansion with ReLU6, depthwise, a
 // projection to 24 channels adding the block's input (a partial vector of
-// output channels), a squeeze-excite gate of 24 -> 6 -> 24 channels on one
-// pixel, and a closing projection read by the graph output; odd image
-// sizes. The projections run NarrowPointwise; every run equals the
-// unoptimised graph.
+// output channels), a squeeze-excite gate of 24 -> 6 (SiLU) -> 24
+// (Sigmoid) channels on one pixel, and a closing projection read by the
+// graph output; odd image sizes. The projections and the gate's
+// convolutions run NarrowPointwise; every run equals the unoptimised graph.
 TEST(NhwcLayoutTest, InvertedResidualWithNarrowProjections) {
   for (const std::vector<int64_t>& dims : {std::vector<int64_t>{2, 24, 14, 14}, {1, 24, 9, 23}}) {
     const int64_t n = dims[0], h = dims[2], w = dims[3];
@@ -146,14 +146,15 @@ TEST(NhwcLayoutTest, InvertedResidualWithNarrowProjections) {
     m.Node("Add", {"p", "x"}, {"s"});
     m.Node("GlobalAveragePool", {"s"}, {"g"});
     Conv(m, "g", "f1", 24, 6, 1, 47);
-    m.Node("Relu", {"f1"}, {"f1r"});
+    m.Node("Sigmoid", {"f1"}, {"f1s"});  // SiLU, EfficientNet's
+    m.Node("Mul", {"f1", "f1s"}, {"f1r"});
     Conv(m, "f1r", "f2", 6, 24, 1, 49);
     m.Node("Sigmoid", {"f2"}, {"gate"});
     m.Node("Mul", {"s", "gate"}, {"t"});
     Conv(m, "t", "y", 24, 16, 1, 51);
     auto c = CompareLevels(m, {{"x", Value(RandomFloatTensor(dims, 53))}}, OptimizationLevel::kAll, 2);
     EXPECT_EQ(Count(c.after, "NhwcConv"), 6) << dims[2];
-    EXPECT_EQ(Count(c.after, "Add") + Count(c.after, "Relu") + Count(c.after, "Clip"), 0) << dims[2];
+    EXPECT_EQ(Count(c.after, "Add") + Count(c.after, "Clip") + Count(c.after, "Sigmoid"), 0) << dims[2];
   }
 }
 

@@ -37,19 +37,27 @@ namespace onyx {
 namespace {
 
 // A 1x1 stride-1 unpadded ungrouped convolution into at most
-// simd::kPointwiseMaxChannels channels, with no activation, Relu or Clip:
-// simd::PointwiseConvRows over the pixels, the residual added in registers.
+// simd::kPointwiseMaxChannels channels, with no activation, Relu, Clip,
+// Sigmoid or SiLU (squeeze-excite's): simd::PointwiseConvRows over the
+// pixels, the residual added and the clamp applied in registers, Sigmoid
+// and SiLU by onyx's vector math over each thread's rows right after.
 class NarrowPointwise {
  public:
   static std::unique_ptr<NarrowPointwise> Create(const OpKernelInfo& info, const ConvActivation& activation) {
     constexpr float kInf = std::numeric_limits<float>::infinity();
     float lo = -kInf, hi = kInf;
+    void (*after)(const float*, float*, int64_t) = nullptr;
     switch (activation.kind) {
       case ConvActivation::Kind::kNone: break;
       case ConvActivation::Kind::kRelu: lo = 0.f; break;
       case ConvActivation::Kind::kClip:
         lo = activation.alpha;
         hi = activation.beta;
+        break;
+      case ConvActivation::Kind::kSigmoid: after = simd::Sigmoid; break;
+      case ConvActivation::Kind::kSwish:
+        if (activation.alpha != 1.f) return nullptr;
+        after = simd::Silu;
         break;
       default: return nullptr;
     }
@@ -74,6 +82,7 @@ class NarrowPointwise {
     kernel->out_channels_ = wd[0];
     kernel->lo_ = lo;
     kernel->hi_ = hi;
+    kernel->after_ = after;
     return kernel;
   }
 
@@ -101,8 +110,13 @@ class NarrowPointwise {
     // pixel runs inline.
     const int64_t grain =
         std::max<int64_t>(16, (int64_t{1} << 16) / std::max<int64_t>(1, in_channels_ * out_channels_));
-    ParallelFor(xd[0] * xd[1] * xd[2], grain,
-                [&](int64_t begin, int64_t end) { simd::PointwiseConvRows(p, begin, end); });
+    ParallelFor(xd[0] * xd[1] * xd[2], grain, [&](int64_t begin, int64_t end) {
+      simd::PointwiseConvRows(p, begin, end);
+      if (after_ != nullptr) {
+        float* rows = p.y + begin * out_channels_;
+        after_(rows, rows, (end - begin) * out_channels_);
+      }
+    });
     return absl::OkStatus();
   }
 
@@ -110,6 +124,7 @@ class NarrowPointwise {
   std::vector<float> packed_;
   int64_t in_channels_ = 0, out_channels_ = 0;
   float lo_ = 0.f, hi_ = 0.f;
+  void (*after_)(const float*, float*, int64_t) = nullptr;  // Sigmoid or SiLU, over the stored rows
 };
 
 class NhwcConv final : public OpKernel {
