@@ -44,22 +44,17 @@ namespace {
 class NarrowPointwise {
  public:
   static std::unique_ptr<NarrowPointwise> Create(const OpKernelInfo& info, const ConvActivation& activation) {
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    float lo = -kInf, hi = kInf;
+    float lo = 0.f, hi = 0.f;
     void (*after)(const float*, float*, int64_t) = nullptr;
-    switch (activation.kind) {
-      case ConvActivation::Kind::kNone: break;
-      case ConvActivation::Kind::kRelu: lo = 0.f; break;
-      case ConvActivation::Kind::kClip:
-        lo = activation.alpha;
-        hi = activation.beta;
-        break;
-      case ConvActivation::Kind::kSigmoid: after = simd::Sigmoid; break;
-      case ConvActivation::Kind::kSwish:
-        if (activation.alpha != 1.f) return nullptr;
+    if (!ActivationClamp(activation, &lo, &hi)) {
+      // Sigmoid and SiLU (Swish with beta 1) over the rows after the kernel.
+      if (activation.kind == ConvActivation::Kind::kSigmoid) {
+        after = simd::Sigmoid;
+      } else if (activation.kind == ConvActivation::Kind::kSwish && activation.alpha == 1.f) {
         after = simd::Silu;
-        break;
-      default: return nullptr;
+      } else {
+        return nullptr;
+      }
     }
     const Tensor* w = info.ConstantInput(1);
     const Tensor* b = info.HasInput(2) ? info.ConstantInput(2) : nullptr;

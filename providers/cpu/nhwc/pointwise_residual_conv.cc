@@ -30,19 +30,25 @@ bool AllEqual(const std::vector<int64_t>& values, int64_t value) {
 
 }  // namespace
 
+bool ActivationClamp(const ConvActivation& activation, float* lo, float* hi) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  *lo = -kInf;
+  *hi = kInf;
+  switch (activation.kind) {
+    case ConvActivation::Kind::kNone: return true;
+    case ConvActivation::Kind::kRelu: *lo = 0.f; return true;
+    case ConvActivation::Kind::kClip:
+      *lo = activation.alpha;
+      *hi = activation.beta;
+      return true;
+    default: return false;
+  }
+}
+
 absl::StatusOr<std::unique_ptr<PointwiseResidualConv>> PointwiseResidualConv::Create(const OpKernelInfo& info,
                                                                                      const ConvActivation& activation) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  float lo = -kInf, hi = kInf;
-  switch (activation.kind) {
-    case ConvActivation::Kind::kNone: break;
-    case ConvActivation::Kind::kRelu: lo = 0.f; break;
-    case ConvActivation::Kind::kClip:
-      lo = activation.alpha;
-      hi = activation.beta;
-      break;
-    default: return nullptr;
-  }
+  float lo = 0.f, hi = 0.f;
+  if (!ActivationClamp(activation, &lo, &hi)) return nullptr;
   const Tensor* w = info.ConstantInput(1);
   const Tensor* b = info.HasInput(2) ? info.ConstantInput(2) : nullptr;
   if (!info.HasInput(3) || info.InputType(0) != DataType::kFloat) return nullptr;

@@ -24,6 +24,10 @@
 
 namespace onyx {
 
+// The bounds [lo, hi] an activation clamps to (none: (-inf, inf), Relu:
+// [0, inf), Clip: [min, max]); false for any other activation.
+bool ActivationClamp(const ConvActivation& activation, float* lo, float* hi);
+
 // Output channels below this run through the sum post-op, which costs
 // about what the plain convolution does there.
 inline constexpr int64_t kPointwiseResidualMinChannels = 128;
